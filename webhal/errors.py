@@ -1,0 +1,85 @@
+"""Errors webhal raises. Every one derives from `HalideError`, as in Halide's Python bindings.
+
+A message names the culprit (the Func, Var, buffer or tool by name) and says what to do; errors
+caused by user code carry the user's file and line, found by walking out of webhal's own frames.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where in the user's code something was written."""
+
+    filename: str
+    lineno: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+    def excerpt(self) -> str:
+        line = linecache.getline(self.filename, self.lineno).rstrip()
+        return f"  {self}\n    {line.strip()}" if line else f"  {self}"
+
+
+def user_location() -> SourceLocation | None:
+    """The innermost frame of the call stack that is not webhal's own code."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR + os.sep):
+            return SourceLocation(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+class HalideError(Exception):
+    """Base class of every error webhal raises (Halide's Python bindings use the same name)."""
+
+    def __init__(self, message: str, where: SourceLocation | None = None):
+        self.message = message
+        self.where = where
+        text = message if where is None else f"{message}\n{where.excerpt()}"
+        super().__init__(text)
+
+
+class CompileError(HalideError):
+    """A pipeline's definition is wrong: bad arity, types, use before definition."""
+
+
+class ScheduleError(CompileError):
+    """A schedule directive cannot apply: unknown Var, bad split, GPU rules broken."""
+
+
+class BufferError(HalideError):
+    """A buffer does not fit the pipeline: wrong type, dimensions, or too small for what is read."""
+
+
+class TargetError(HalideError):
+    """A target string names an unknown feature or one that does not fit the architecture."""
+
+
+class ToolchainError(HalideError):
+    """An external tool (emcc, wasm-ld, node, chromium) is missing or failed."""
+
+    def __init__(self, message: str, command: list[str] | None = None, output: str = "",
+                 hint: str = ""):
+        parts = [message]
+        if command:
+            parts.append("command: " + " ".join(command))
+        if output:
+            tail = "\n".join(output.rstrip().splitlines()[-25:])
+            parts.append("output (last lines):\n" + tail)
+        if hint:
+            parts.append("to fix: " + hint)
+        self.command = command
+        self.output = output
+        self.hint = hint
+        super().__init__("\n".join(parts))
