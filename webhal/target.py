@@ -1,0 +1,669 @@
+"""What a pipeline is compiled for, written as Halide's target strings.
+
+A target string is `arch-bits-os-feature-feature...` (`wasm-32-wasmrt-wasm_simd128-webgpu`,
+`x86-64-linux-avx-avx2-fma`), or `host[-feature...]` for the machine Python runs on, or webhal's
+own `reference` (the numpy evaluator). `Target` parses and formats them, checks each feature
+against the architecture, and answers the questions the compiler asks: vector widths, the LLVM
+triple and the LLVM feature string. A `Target` is immutable and compares and hashes by value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import platform
+import struct
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from webhal.errors import TargetError
+
+__all__ = [
+    "ARCHS",
+    "FEATURE_ORDER",
+    "FEATURES",
+    "OSES",
+    "Target",
+    "TargetArch",
+    "TargetFeature",
+    "TargetOS",
+    "get_host_target",
+    "get_jit_target_from_environment",
+    "get_target_from_environment",
+]
+
+
+class TargetArch(StrEnum):
+    """Architectures, under the member names of Halide's Python `TargetArch`."""
+
+    ARM = "arm"
+    POWERPC = "powerpc"
+    RISCV = "riscv"
+    WebAssembly = "wasm"
+    X86 = "x86"
+
+
+class TargetOS(StrEnum):
+    """Operating systems, under the member names of Halide's Python `TargetOS`."""
+
+    Android = "android"
+    IOS = "ios"
+    Linux = "linux"
+    NoOS = "noos"
+    OSX = "osx"
+    Windows = "windows"
+    wasmrt = "wasmrt"
+
+
+class TargetFeature(StrEnum):
+    """Features, under the member names of Halide's Python `TargetFeature`.
+
+    Members are strings, so `TargetFeature.AVX2 == "avx2"`; every API here takes either.
+    """
+
+    ARMDotProd = "arm_dot_prod"
+    ARMFp16 = "arm_fp16"
+    AVX = "avx"
+    AVX2 = "avx2"
+    AVX512 = "avx512"
+    AVX512_Cannonlake = "avx512_cannonlake"
+    AVX512_SapphireRapids = "avx512_sapphirerapids"
+    AVX512_Skylake = "avx512_skylake"
+    AVX512_Zen4 = "avx512_zen4"
+    AVX512_Zen5 = "avx512_zen5"
+    AVXVNNI = "avxvnni"
+    CPlusPlusMangling = "c_plus_plus_name_mangling"
+    CUDA = "cuda"
+    Debug = "debug"
+    F16C = "f16c"
+    FMA = "fma"
+    JIT = "jit"
+    LargeBuffers = "large_buffers"
+    Metal = "metal"
+    NoAsserts = "no_asserts"
+    NoBoundsQuery = "no_bounds_query"
+    NoRuntime = "no_runtime"
+    OpenCL = "opencl"
+    Profile = "profile"
+    SSE41 = "sse41"
+    StrictFloat = "strict_float"
+    TraceLoads = "trace_loads"
+    TracePipeline = "trace_pipeline"
+    TraceRealizations = "trace_realizations"
+    TraceStores = "trace_stores"
+    UserContext = "user_context"
+    Vulkan = "vulkan"
+    VulkanFloat16 = "vk_float16"
+    VulkanFloat64 = "vk_float64"
+    VulkanInt16 = "vk_int16"
+    VulkanInt64 = "vk_int64"
+    VulkanInt8 = "vk_int8"
+    VulkanV10 = "vk_v10"
+    VulkanV12 = "vk_v12"
+    VulkanV13 = "vk_v13"
+    WasmBulkMemory = "wasm_bulk_memory"
+    WasmMvpOnly = "wasm_mvponly"
+    WasmSimd128 = "wasm_simd128"
+    WasmThreads = "wasm_threads"
+    WebGPU = "webgpu"
+
+
+ARCHS: tuple[str, ...] = tuple(sorted(a.value for a in TargetArch))
+OSES: tuple[str, ...] = tuple(sorted(o.value for o in TargetOS))
+_BITS = (32, 64)
+_REFERENCE = "reference"
+
+
+@dataclass(frozen=True)
+class FeatureInfo:
+    """What webhal knows about one feature.
+
+    archs: the architectures it fits (None: every one). implies: features that come with it when
+    code is generated (`avx2` needs `avx`), though `has_feature` stays literal. llvm: the LLVM
+    attributes it turns on. cpu_flags: the /proc/cpuinfo flags that show the host has it.
+    """
+
+    archs: frozenset[str] | None = None
+    implies: tuple[str, ...] = ()
+    llvm: tuple[str, ...] = ()
+    cpu_flags: tuple[str, ...] = ()
+
+
+_X86 = frozenset({"x86"})
+_ARM = frozenset({"arm"})
+_WASM = frozenset({"wasm"})
+
+
+def _x86(llvm: tuple[str, ...], flags: tuple[str, ...], implies: tuple[str, ...] = ()):
+    return FeatureInfo(_X86, implies, llvm, flags)
+
+
+# x86 rows are in order of growing capability; llvm_cpu_features lists them in this order.
+FEATURES: dict[str, FeatureInfo] = {
+    "sse41": _x86(("sse4.1",), ("sse4_1",)),
+    "avx": _x86(("avx",), ("avx",), ("sse41",)),
+    "avx2": _x86(("avx2",), ("avx2",), ("avx",)),
+    "fma": _x86(("fma",), ("fma",), ("avx",)),
+    "f16c": _x86(("f16c",), ("f16c",), ("avx",)),
+    "avxvnni": _x86(("avxvnni",), ("avx_vnni",), ("avx2",)),
+    "avx512": _x86(("avx512f", "avx512cd"), ("avx512f", "avx512cd"), ("avx2", "fma", "f16c")),
+    "avx512_skylake": _x86(("avx512vl", "avx512bw", "avx512dq"),
+                           ("avx512vl", "avx512bw", "avx512dq"), ("avx512",)),
+    "avx512_cannonlake": _x86(("avx512ifma", "avx512vbmi"), ("avx512ifma", "avx512vbmi"),
+                              ("avx512_skylake",)),
+    "avx512_zen4": _x86(
+        ("avx512vnni", "avx512bf16", "avx512vbmi2", "avx512bitalg", "avx512vpopcntdq"),
+        ("avx512_vnni", "avx512_bf16", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq"),
+        ("avx512_cannonlake",)),
+    "avx512_zen5": _x86(("avx512vp2intersect",), ("avx512_vp2intersect",),
+                        ("avx512_zen4", "avxvnni")),
+    "avx512_sapphirerapids": _x86(("avx512fp16",), ("avx512_fp16",), ("avx512_zen4", "avxvnni")),
+    "arm_dot_prod": FeatureInfo(_ARM, llvm=("dotprod",), cpu_flags=("asimddp",)),
+    "arm_fp16": FeatureInfo(_ARM, llvm=("fullfp16",), cpu_flags=("asimdhp",)),
+    "wasm_simd128": FeatureInfo(_WASM),
+    "wasm_threads": FeatureInfo(_WASM, implies=("wasm_bulk_memory",)),
+    "wasm_mvponly": FeatureInfo(_WASM),
+    "wasm_bulk_memory": FeatureInfo(_WASM),
+    **{name: FeatureInfo() for name in (
+        "webgpu", "vulkan", "vk_int8", "vk_int16", "vk_int64", "vk_float16", "vk_float64",
+        "vk_v10", "vk_v12", "vk_v13", "cuda", "opencl", "metal",
+        "debug", "no_asserts", "no_bounds_query", "no_runtime", "jit", "profile",
+        "large_buffers", "user_context", "c_plus_plus_name_mangling", "strict_float",
+        "trace_loads", "trace_stores", "trace_realizations", "trace_pipeline",
+    )},
+}
+
+# A token that stands for several features. Halide prints `trace_all` for exactly these three
+# when `trace_pipeline` is off, and the three names one by one otherwise; webhal does the same.
+_TRACE_ALL = frozenset({"trace_loads", "trace_realizations", "trace_stores"})
+_ALIASES: dict[str, frozenset[str]] = {"trace_all": _TRACE_ALL}
+
+# The canonical order of features in a target string. Halide 21 prints features sorted by name
+# (checked with str(halide.Target(s)); not in the order of its Feature enum), so webhal does too.
+FEATURE_ORDER: tuple[str, ...] = tuple(sorted([*FEATURES, *_ALIASES]))
+_ORDER_INDEX = {name: i for i, name in enumerate(FEATURE_ORDER)}
+
+GPU_FEATURES = frozenset({"webgpu", "vulkan", "cuda", "opencl", "metal"})
+
+_SYNTAX = ("target strings are arch-bits-os[-feature...] (e.g. wasm-32-wasmrt-wasm_simd128), "
+           "host[-feature...], or reference")
+
+
+def _fits(feature: str, arch: str) -> bool:
+    archs = FEATURES[feature].archs
+    return archs is None or arch in archs
+
+
+def _valid_tokens(arch: str) -> list[str]:
+    return [name for name in FEATURE_ORDER if name in _ALIASES or _fits(name, arch)]
+
+
+def _closure(features: Iterable[str]) -> frozenset[str]:
+    """The features plus everything they imply."""
+    seen: set[str] = set()
+    todo = list(features)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(FEATURES[name].implies)
+    return frozenset(seen)
+
+
+def _name(value: Any, what: str) -> str:
+    if isinstance(value, str):  # StrEnum members are str too
+        return str(value)
+    raise TypeError(f"a target {what} must be a string or webhal.Target{what.title()}, "
+                    f"not {type(value).__name__}")
+
+
+def _expand_feature(token: str, arch: str, context: str) -> frozenset[str]:
+    """The features a token names, after checking it exists and fits `arch`."""
+    if token in _ALIASES:
+        return _ALIASES[token]
+    if token not in FEATURES:
+        message = f"unknown target feature {token!r} in {context!r}."
+        close = difflib.get_close_matches(token, FEATURE_ORDER, n=1)
+        if close and (close[0] in _ALIASES or _fits(close[0], arch)):
+            message += f" Did you mean {close[0]!r}?"
+        raise TargetError(f"{message}\nValid features for {arch}: {', '.join(_valid_tokens(arch))}")
+    if not _fits(token, arch):
+        needs = "/".join(sorted(FEATURES[token].archs or ()))
+        raise TargetError(
+            f"target feature {token!r} in {context!r} is for {needs} targets, not {arch}.\n"
+            f"Valid features for {arch}: {', '.join(_valid_tokens(arch))}")
+    return frozenset({token})
+
+
+def _check_base(arch: str, bits: int, os_name: str, context: str) -> None:
+    if arch not in ARCHS:
+        raise TargetError(f"unknown arch {arch!r} in {context!r}; expected one of "
+                          f"{', '.join(ARCHS)} ({_SYNTAX})")
+    if bits not in _BITS:
+        raise TargetError(f"bits must be 32 or 64, not {bits!r}, in {context!r} ({_SYNTAX})")
+    if os_name not in OSES:
+        raise TargetError(f"unknown os {os_name!r} in {context!r}; expected one of "
+                          f"{', '.join(OSES)} ({_SYNTAX})")
+    # webhal compiles wasm for one ABI only: 32-bit memories, run by a web or wasm runtime.
+    if (arch == "wasm") != (os_name == "wasmrt") or (arch == "wasm" and bits != 32):
+        raise TargetError(f"{context!r}: wasm targets are wasm-32-wasmrt in webhal, and os "
+                          f"wasmrt is only for arch wasm (e.g. wasm-32-wasmrt-wasm_simd128)")
+
+
+class Target:
+    """A compilation target: arch, bits, os and a set of features.
+
+    Target()                                   the host (same as Target("host"))
+    Target("x86-64-linux-avx-avx2")            parsed from a target string
+    Target("linux", "x86", 64, ["avx2"])       Halide's (os, arch, bits, features) order;
+                                               TargetOS/TargetArch/TargetFeature or strings
+    Target("reference")                        webhal's numpy evaluator
+
+    `str()` gives the canonical string (features sorted as Halide prints them); feature order in
+    the input does not matter. Targets are immutable: `with_feature` and `without_feature` return
+    new ones.
+    """
+
+    __slots__ = ("_arch", "_bits", "_os", "_features")
+
+    def __init__(self, *args: Any, features: Iterable[Any] | None = None):
+        if features is not None and len(args) != 3:
+            raise TypeError("features= goes with Target(os, arch, bits, features)")
+        if len(args) == 0:
+            arch, bits, os_name, feats = _parse("host")
+        elif len(args) == 1 and isinstance(args[0], Target):
+            arch, bits, os_name, feats = (args[0].arch, args[0].bits, args[0].os,
+                                          args[0].features)
+        elif len(args) == 1:
+            arch, bits, os_name, feats = _parse(_name(args[0], "string"))
+        elif len(args) in (3, 4):
+            if len(args) == 4:
+                features = args[3]
+            arch, bits, os_name, feats = _from_parts(args[0], args[1], args[2], features or ())
+        else:
+            raise TypeError("Target() takes no arguments, a target string, or "
+                            f"(os, arch, bits[, features]); got {len(args)} arguments")
+        self._arch, self._bits, self._os, self._features = arch, bits, os_name, feats
+
+    # --- what it is -------------------------------------------------------------------------
+
+    @property
+    def arch(self) -> str:
+        """"x86", "arm", "wasm", "riscv", "powerpc", or "reference"."""
+        return self._arch
+
+    @property
+    def bits(self) -> int:
+        """Pointer width: 32 or 64 (0 for the reference target)."""
+        return self._bits
+
+    @property
+    def os(self) -> str:
+        """"linux", "osx", "windows", "android", "ios", "noos", "wasmrt", or "reference"."""
+        return self._os
+
+    @property
+    def features(self) -> frozenset[str]:
+        """The features, as plain strings (`trace_all` appears as its three parts)."""
+        return self._features
+
+    @property
+    def is_reference(self) -> bool:
+        """True for webhal's `reference` target: realize() runs the numpy evaluator."""
+        return self._arch == _REFERENCE
+
+    @property
+    def is_wasm(self) -> bool:
+        return self._arch == "wasm"
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the feature was given (literally: `avx2` does not report `avx`)."""
+        name = _name(feature, "feature")
+        if name in _ALIASES:
+            return _ALIASES[name] <= self._features
+        if name not in FEATURES:
+            raise TargetError(f"unknown target feature {name!r}; valid features: "
+                              f"{', '.join(FEATURE_ORDER)}")
+        return name in self._features
+
+    def features_all_of(self, features: Iterable[str]) -> bool:
+        return all(self.has_feature(f) for f in features)
+
+    def features_any_of(self, features: Iterable[str]) -> bool:
+        return any(self.has_feature(f) for f in features)
+
+    def has_gpu_feature(self) -> bool:
+        """Whether some loops may go to a GPU API (webgpu, vulkan, cuda, opencl or metal)."""
+        return bool(self._features & GPU_FEATURES)
+
+    # --- new targets --------------------------------------------------------------------------
+
+    def with_feature(self, feature: str) -> Target:
+        """A copy with the feature added; TargetError if it is unknown or does not fit."""
+        self._require_real("with_feature")
+        added = _expand_feature(_name(feature, "feature"), self._arch, self.to_string())
+        return self._replace(self._features | added)
+
+    def without_feature(self, feature: str) -> Target:
+        """A copy with the feature removed (a no-op if it was absent)."""
+        name = _name(feature, "feature")
+        if name not in FEATURES and name not in _ALIASES:
+            raise TargetError(f"unknown target feature {name!r}; valid features: "
+                              f"{', '.join(FEATURE_ORDER)}")
+        return self._replace(self._features - _ALIASES.get(name, frozenset({name})))
+
+    def set_feature(self, feature: str, value: bool = True) -> None:
+        """Halide's in-place setter; webhal Targets are immutable, so this explains the fix."""
+        method = "with_feature" if value else "without_feature"
+        raise TargetError(f"webhal Targets are immutable (they are compared and hashed by "
+                          f"value); write `t = t.{method}({str(feature)!r})` instead")
+
+    def _replace(self, features: frozenset[str]) -> Target:
+        new = object.__new__(Target)
+        new._arch, new._bits, new._os, new._features = (self._arch, self._bits, self._os,
+                                                         features)
+        return new
+
+    def _require_real(self, what: str) -> None:
+        if self.is_reference:
+            raise TargetError(f"the reference target has no arch, features or machine code; "
+                              f"{what} needs a compiled target such as host or wasm-32-wasmrt")
+
+    # --- vectors ------------------------------------------------------------------------------
+
+    def _vector_bytes(self, is_float: bool) -> int:
+        if self.is_reference or (self.is_wasm and "wasm_simd128" not in self._features):
+            return 0
+        if self._arch != "x86":
+            return 16  # wasm simd128, NEON, and a default for the rest
+        have = _closure(self._features)
+        # AVX has 256-bit float ops but 128-bit integer ones; plain AVX-512F lacks byte and word
+        # ops, so full-width integers need the Skylake set (Halide sizes them the same way).
+        if is_float:
+            return 64 if "avx512" in have else 32 if "avx" in have else 16
+        return 64 if "avx512_skylake" in have else 32 if "avx2" in have else 16
+
+    @property
+    def vector_bits(self) -> int:
+        """Width of the widest (floating-point) vector register the features give; 0: no SIMD."""
+        return self._vector_bytes(is_float=True) * 8
+
+    def natural_vector_size(self, type: Any) -> int:
+        """Lanes of one native vector of `type`: 1 where the target has no SIMD.
+
+        `type` is an hl.Type (anything with `.bits`, and `.code` or `.is_float()`), a numpy
+        dtype or scalar type, or an int taken as a bit width of an integer type.
+        """
+        bits, is_float = _element_bits(type)
+        element_bytes = max(1, (bits + 7) // 8)
+        return max(1, self._vector_bytes(is_float) // element_bytes)
+
+    # --- for the LLVM backend -----------------------------------------------------------------
+
+    @property
+    def llvm_triple(self) -> str:
+        """The LLVM target triple: wasm32-unknown-emscripten, x86_64-unknown-linux-gnu, ..."""
+        self._require_real("llvm_triple")
+        if self.is_wasm:
+            return "wasm32-unknown-emscripten"
+        apple = self._os in ("osx", "ios")
+        machine = {
+            ("x86", 32): "i386", ("x86", 64): "x86_64",
+            ("arm", 32): "armv7", ("arm", 64): "arm64" if apple else "aarch64",
+            ("riscv", 32): "riscv32", ("riscv", 64): "riscv64",
+            ("powerpc", 32): "powerpc", ("powerpc", 64): "powerpc64le",
+        }[self._arch, self._bits]
+        eabi = "eabihf" if self._arch == "arm" and self._bits == 32 else ""
+        system = {
+            "linux": f"unknown-linux-gnu{eabi}",
+            "android": "linux-androideabi" if eabi else "linux-android",
+            "osx": "apple-macosx",
+            "ios": "apple-ios",
+            "windows": "pc-windows-msvc",
+            "noos": "unknown-none",
+        }[self._os]
+        return f"{machine}-{system}"
+
+    @property
+    def llvm_cpu_features(self) -> str:
+        """The feature string for llvmlite's create_target_machine(features=...).
+
+        Absent features are switched off by name, so LLVM's defaults for the CPU do not leak in.
+        Names LLVM learnt in version 20 are included only when llvmlite's LLVM knows them.
+        """
+        return self.llvm_cpu_features_for(_llvm_major())
+
+    def llvm_cpu_features_for(self, llvm_major: int) -> str:
+        """llvm_cpu_features for a given LLVM major version."""
+        self._require_real("llvm_cpu_features")
+        have = _closure(self._features)
+
+        def flag(on: bool, *names: str) -> list[str]:
+            return [("+" if on else "-") + n for n in names]
+
+        if self.is_wasm:
+            bulk = "wasm_bulk_memory" in have
+            mvp = "wasm_mvponly" in have
+            attrs = [
+                *flag("wasm_simd128" in have, "simd128"),
+                *flag("wasm_threads" in have, "atomics"),
+                *flag(bulk, "bulk-memory"),
+                # From LLVM 20 memory.copy/fill ride on bulk-memory-opt, which -bulk-memory
+                # leaves on; without this an MVP target would still emit memory.copy.
+                *(flag(False, "bulk-memory-opt") if llvm_major >= 20 and not bulk else []),
+                *flag("wasm_threads" in have, "mutable-globals"),
+                *flag(not mvp, "sign-ext", "nontrapping-fptoint"),
+                # On by default in newer LLVM; no webhal feature asks for them, and older
+                # Emscripten and runtimes do not expect them.
+                *flag(False, "multivalue", "reference-types"),
+                *(flag(False, "call-indirect-overlong") if llvm_major >= 20 else []),
+            ]
+            return ",".join(attrs)
+        attrs = ["+neon"] if self._arch == "arm" and self._bits == 32 else []
+        for name, info in FEATURES.items():
+            if info.llvm and _fits(name, self._arch):
+                attrs += flag(name in have, *info.llvm)
+        return ",".join(attrs)
+
+    # --- text ---------------------------------------------------------------------------------
+
+    def to_string(self) -> str:
+        """The canonical target string (features sorted by name, as Halide prints them)."""
+        if self.is_reference:
+            return _REFERENCE
+        tokens = set(self._features)
+        if _TRACE_ALL <= tokens and "trace_pipeline" not in tokens:
+            tokens = (tokens - _TRACE_ALL) | {"trace_all"}
+        ordered = sorted(tokens, key=_ORDER_INDEX.__getitem__)
+        return "-".join([self._arch, str(self._bits), self._os, *ordered])
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        return f"Target({self.to_string()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Target):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self):
+        return (Target, (self.to_string(),))
+
+    def _key(self) -> tuple:
+        return (self._arch, self._bits, self._os, self._features)
+
+    @staticmethod
+    def validate_target_string(text: str) -> bool:
+        """Whether `text` parses as a target (Halide has the same static method)."""
+        try:
+            _parse(text)
+        except TargetError:
+            return False
+        return True
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+def _parse(text: str) -> tuple[str, int, str, frozenset[str]]:
+    text = text.strip()
+    if text == _REFERENCE:
+        return _REFERENCE, 0, _REFERENCE, frozenset()
+    tokens = text.split("-")
+    if tokens[0] == _REFERENCE:
+        raise TargetError(f"{text!r}: the reference target takes no features")
+    if tokens[0] == "host":
+        arch, bits, os_name, feats = _host_parts()
+        rest = tokens[1:]
+    else:
+        if len(tokens) < 3 or not tokens[1].isdigit():
+            raise TargetError(f"{text!r} is not a target: {_SYNTAX}")
+        arch, bits, os_name, rest = tokens[0], int(tokens[1]), tokens[2], tokens[3:]
+        _check_base(arch, bits, os_name, text)
+        feats = frozenset()
+    for token in rest:
+        feats |= _expand_feature(token, arch, text)
+    return arch, bits, os_name, feats
+
+
+def _from_parts(os_value: Any, arch_value: Any, bits: Any,
+                features: Iterable[Any]) -> tuple[str, int, str, frozenset[str]]:
+    os_name, arch = _name(os_value, "os"), _name(arch_value, "arch")
+    if os_name in ARCHS and arch in OSES:
+        raise TargetError(f"Target({os_name!r}, {arch!r}, ...): the order is (os, arch, bits, "
+                          f"features), as in Halide; write Target({arch!r}, {os_name!r}, ...)")
+    if isinstance(bits, bool) or not isinstance(bits, int):
+        raise TargetError(f"bits must be the int 32 or 64, not {bits!r}")
+    context = f"{arch}-{bits}-{os_name}"
+    _check_base(arch, bits, os_name, context)
+    feats: frozenset[str] = frozenset()
+    for f in features:
+        feats |= _expand_feature(_name(f, "feature"), arch, context)
+    return arch, bits, os_name, feats
+
+
+def _element_bits(type: Any) -> tuple[int, bool]:
+    """(bit width, is floating point) of whatever names an element type."""
+    if isinstance(type, bool):
+        raise TypeError("natural_vector_size takes a type or a bit width, not a bool")
+    if isinstance(type, int):
+        return type, False
+    bits = getattr(type, "bits", None)
+    if bits is not None:
+        bits = bits() if callable(bits) else bits
+        is_float = getattr(type, "is_float", None)
+        if is_float is not None:
+            return int(bits), bool(is_float() if callable(is_float) else is_float)
+        return int(bits), "float" in str(getattr(type, "code", "")).lower()
+    import numpy as np
+
+    try:
+        dtype = np.dtype(type)
+    except TypeError:
+        raise TypeError(f"natural_vector_size takes an hl.Type, a numpy dtype or a bit width, "
+                        f"not {type!r}") from None
+    return dtype.itemsize * 8, dtype.kind in "fc"
+
+
+@functools.cache
+def _llvm_major() -> int:
+    try:
+        from llvmlite import binding
+    except ImportError:
+        return 99  # no llvmlite, nothing to feed: answer for the newest LLVM
+    return int(binding.llvm_version_info[0])
+
+
+# --- the host -----------------------------------------------------------------------------------
+
+_MACHINES = {
+    "x86_64": "x86", "amd64": "x86", "i386": "x86", "i686": "x86", "x86": "x86",
+    "aarch64": "arm", "arm64": "arm", "armv7l": "arm", "armv8l": "arm", "armv6l": "arm",
+    "riscv64": "riscv", "ppc64le": "powerpc", "ppc64": "powerpc",
+}
+_PLATFORMS = {"linux": "linux", "darwin": "osx", "win32": "windows", "cygwin": "windows",
+              "android": "android", "ios": "ios"}
+
+
+def _features_from_cpuinfo(arch: str, text: str) -> frozenset[str]:
+    """The features /proc/cpuinfo text shows, for x86 ("flags") or arm ("Features")."""
+    key = {"x86": "flags", "arm": "features"}.get(arch)
+    flags: set[str] = set()
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip().lower() == key:
+            flags.update(value.split())
+            break
+    found: set[str] = set()
+    # FEATURES lists implied features before the ones implying them, so one pass suffices.
+    for name, info in FEATURES.items():
+        if (info.cpu_flags and _fits(name, arch) and set(info.cpu_flags) <= flags
+                and set(info.implies) <= found):
+            found.add(name)
+    return frozenset(found)
+
+
+@functools.cache
+def _host_parts() -> tuple[str, int, str, frozenset[str]]:
+    """This machine as (arch, bits, os, features); GPU features are never on by themselves."""
+    if sys.platform in ("emscripten", "wasi"):
+        return "wasm", 32, "wasmrt", frozenset()
+    machine = platform.machine().lower()
+    arch = _MACHINES.get(machine) or ("arm" if machine.startswith("arm") else None)
+    os_name = _PLATFORMS.get(sys.platform)
+    if arch is None or os_name is None:
+        raise TargetError(f"cannot name this machine as a target (machine {machine!r}, "
+                          f"platform {sys.platform!r}); give an explicit target, e.g. "
+                          f"HL_TARGET=wasm-32-wasmrt-wasm_simd128")
+    bits = struct.calcsize("P") * 8  # the Python process's pointer width, which the JIT shares
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            features = _features_from_cpuinfo(arch, f.read())
+    except OSError:
+        features = frozenset()  # no /proc (macOS, Windows): the baseline of the arch
+    return arch, bits, os_name, features
+
+
+def get_host_target() -> Target:
+    """The machine Python runs on, with the CPU features it has."""
+    return Target("host")
+
+
+def get_target_from_environment() -> Target:
+    """HL_TARGET, the target for ahead-of-time compilation; the host when unset or empty."""
+    return _from_env("HL_TARGET")
+
+
+def get_jit_target_from_environment() -> Target:
+    """HL_JIT_TARGET, the target realize() uses; the host when unset or empty.
+
+    It must be runnable here: `reference`, a wasm target (run in wasmtime), or one with the
+    host's arch, bits and os. As in Halide, compiled targets get the `jit` feature.
+    """
+    target = _from_env("HL_JIT_TARGET")
+    if target.is_reference:
+        return target
+    host = get_host_target()
+    if not target.is_wasm and (target.arch, target.bits, target.os) != (host.arch, host.bits,
+                                                                       host.os):
+        raise TargetError(
+            f"HL_JIT_TARGET={target} cannot run on this machine ({host.arch}-{host.bits}-"
+            f"{host.os}): realize() runs on the host, in wasmtime (wasm-32-wasmrt-...) or in "
+            f"the reference evaluator; for other machines compile ahead of time with HL_TARGET")
+    return target.with_feature("jit")
+
+
+def _from_env(variable: str) -> Target:
+    value = os.environ.get(variable, "").strip() or "host"
+    try:
+        return Target(value)
+    except TargetError as e:
+        raise TargetError(f"{variable}={value!r} is not a valid target: {e.message}") from None
