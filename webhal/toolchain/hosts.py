@@ -1,0 +1,62 @@
+"""Finders for the JavaScript hosts: Node.js and Chromium (driven by Playwright)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from webhal.errors import ToolchainError
+from webhal.toolchain.cache import cached
+from webhal.toolchain.process import run_tool
+from webhal.toolchain.python_packages import python_package
+from webhal.toolchain.tool import Tool, format_version, parse_version
+
+NODE_MINIMUM = (20,)
+NODE_HINT = ("install Node.js 20 or newer and put `node` on PATH "
+             "(Debian 12's own nodejs package is 18: use NodeSource's)")
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_HINT = ("apt-get install chromium (or run `make setup`), or set CHROME_PATH to a "
+                 "Chromium or Chrome executable; never `playwright install` (it downloads)")
+PLAYWRIGHT_HINT = "run `make setup` (pip installs playwright; use Debian's chromium, no download)"
+
+
+@cached
+def find_node() -> Tool:
+    """Node.js on PATH (`node`, else `nodejs`), at least NODE_MINIMUM. Raises ToolchainError."""
+    path = shutil.which("node") or shutil.which("nodejs")
+    if path is None:
+        raise ToolchainError("Node.js (node) not found on PATH", hint=NODE_HINT)
+    result = run_tool([path, "--version"], timeout_s=30, what="node --version", hint=NODE_HINT)
+    version = parse_version(result.stdout)
+    if version is None or version < NODE_MINIMUM:
+        raise ToolchainError(
+            f"Node.js at {path} is {result.stdout.strip()}; webhal needs "
+            f"{format_version(NODE_MINIMUM)} or newer", hint=NODE_HINT)
+    return Tool(name="node", path=path, version=version)
+
+
+@cached
+def find_chromium() -> Tool:
+    """The Chromium to drive: $CHROME_PATH, else the first of CHROMIUM_NAMES on PATH
+    (Debian's /usr/bin/chromium is reached through PATH). Raises ToolchainError."""
+    override = os.environ.get("CHROME_PATH")
+    if override:
+        if not (os.path.isfile(override) and os.access(override, os.X_OK)):
+            raise ToolchainError(f"CHROME_PATH={override} is not an executable file",
+                                 hint=f"fix or unset CHROME_PATH; otherwise: {CHROMIUM_HINT}")
+        path = override
+    else:
+        path = next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
+        if path is None:
+            raise ToolchainError("Chromium not found (CHROME_PATH is unset and none of "
+                                 f"{', '.join(CHROMIUM_NAMES)} is on PATH)", hint=CHROMIUM_HINT)
+    result = run_tool([path, "--version"], timeout_s=60, what="chromium --version",
+                      hint=CHROMIUM_HINT)
+    return Tool(name="chromium", path=path, version=parse_version(result.stdout))
+
+
+@cached
+def find_playwright() -> Tool:
+    """The Playwright Python package (its driver only; browsers come from find_chromium)."""
+    return python_package("playwright", hint=PLAYWRIGHT_HINT)
