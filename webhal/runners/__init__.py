@@ -1,0 +1,1 @@
+"""Places a compiled pipeline runs: Node (with dawn.node), headless Chromium, and more later."""
