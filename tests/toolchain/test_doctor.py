@@ -1,0 +1,88 @@
+"""`webhal doctor`: every check really runs, and a missing browser fails with its install hint."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from webhal import doctor
+from webhal.toolchain import clear_caches
+from webhal.toolchain.hosts import CHROMIUM_NAMES
+
+
+def _doctor(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "webhal.cli", "doctor", *args], env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+def _path_without_chromium(farm_root) -> str:
+    """PATH with each directory that holds a Chromium replaced by links to all its other files."""
+    farms = {}
+    entries = []
+    for directory in os.environ["PATH"].split(os.pathsep):
+        if not any(os.path.exists(os.path.join(directory, n)) for n in CHROMIUM_NAMES):
+            entries.append(directory)
+            continue
+        real = os.path.realpath(directory)
+        if real not in farms:
+            farm = farm_root / f"bin{len(farms)}"
+            farm.mkdir()
+            for name in os.listdir(real):
+                if name not in CHROMIUM_NAMES:
+                    (farm / name).symlink_to(os.path.join(real, name))
+            farms[real] = str(farm)
+        entries.append(farms[real])
+    return os.pathsep.join(entries)
+
+
+@pytest.mark.slow
+def test_doctor_json_reports_every_adapter(chromium, dawn_node, wgpu_adapter, emscripten,
+                                           wasm_ld, wasmtime_engine, llvm_wasm):
+    result = _doctor("--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] is True
+    assert all(report["capabilities"].values())
+    adapters = report["adapters"]
+    assert adapters["chromium"]["vendor"] == "google"
+    assert adapters["chromium"]["architecture"] == "swiftshader"
+    assert adapters["dawn.node"]["architecture"] == "swiftshader"
+    # No GPU in CI: wgpu-py runs on Mesa's lavapipe, which calls itself llvmpipe.
+    assert "llvmpipe" in adapters["wgpu-py"]["device"]
+    components = {c["component"]: c for c in report["components"]}
+    assert components["emcc"]["version"] == emscripten.version_string
+
+
+@pytest.mark.slow
+def test_doctor_without_chromium_exits_1_with_the_hint(tmp_path):
+    env = dict(os.environ, PATH=_path_without_chromium(tmp_path))
+    env.pop("CHROME_PATH", None)
+    result = _doctor("--json", env=env)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    chromium = next(c for c in report["components"] if c["component"] == "chromium")
+    assert not chromium["ok"]
+    assert report["capabilities"]["browser tests"] is False
+    assert "apt-get install chromium" in result.stderr
+    assert "make setup" in result.stderr
+
+
+def test_table_report_prints_the_hint(tmp_path, monkeypatch):
+    monkeypatch.delenv("CHROME_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    clear_caches()
+    browser_checks = tuple(c for c in doctor.CHECKS if c.enables == "browser tests")
+    try:
+        results = doctor.run_checks(browser_checks)
+    finally:
+        clear_caches()
+    console = Console(record=True, width=200)
+    doctor.print_report(results, console)
+    text = console.export_text()
+    assert "missing" in text
+    assert "apt-get install chromium" in text
+    assert text.count("apt-get install chromium") == 1  # the adapter check repeats no hint
+    assert not doctor.all_required_ok(results)
