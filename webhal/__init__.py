@@ -1,6 +1,7 @@
 """webhal: Halide-style pipelines (algorithm + schedule) compiled for the web.
 
-`import webhal as hl` gives the names of Halide's Python bindings.
+`import webhal as hl` gives the names of Halide's Python bindings: Func, Var, RDom, Buffer,
+ImageParam, Param, Target, the expression functions and the scheduling types.
 """
 
 from webhal.errors import (
@@ -11,12 +12,87 @@ from webhal.errors import (
     TargetError,
     ToolchainError,
 )
+from webhal.ir.types import Bool, Float, Handle, Int, Type, UInt
+from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
+from webhal.lang.buffer import Buffer
+from webhal.lang.expr import Expr
+from webhal.lang.func import Func, FuncRef
+from webhal.lang.functions import (
+    abs,
+    absd,
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cast,
+    ceil,
+    clamp,
+    cos,
+    cosh,
+    count_leading_zeros,
+    count_trailing_zeros,
+    erf,
+    exp,
+    f16,
+    f32,
+    f64,
+    floor,
+    fract,
+    i8,
+    i16,
+    i32,
+    i64,
+    is_finite,
+    is_inf,
+    is_nan,
+    lerp,
+    likely,
+    log,
+    max,
+    min,
+    mux,
+    popcount,
+    pow,
+    reinterpret,
+    round,
+    saturating_cast,
+    select,
+    sin,
+    sinh,
+    sqrt,
+    tan,
+    tanh,
+    trunc,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+from webhal.lang.generator import (
+    Generator,
+    GeneratorContext,
+    GeneratorParam,
+    InputBuffer,
+    InputScalar,
+    OutputBuffer,
+    create_generator,
+    generator,
+    registered_generators,
+)
+from webhal.lang.param import ImageParam, Param
+from webhal.lang.pipeline import Pipeline
+from webhal.lang.reductions import maximum, minimum, product, sum
+from webhal.lang.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
+from webhal.lang.stage import Stage
+from webhal.lang.var import Range, RDom, RVar, Var
+from webhal.target import (
+    Target,
+    get_host_target,
+    get_jit_target_from_environment,
+    get_target_from_environment,
+)
 
-__all__ = [
-    "BufferError",
-    "CompileError",
-    "HalideError",
-    "ScheduleError",
-    "TargetError",
-    "ToolchainError",
-]
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,1 @@
+"""webhal's intermediate representation: types, immutable nodes, visitors and printing."""

@@ -1,0 +1,70 @@
+"""Generic traversal of IR: children of a node, a pre-order walk, and substitution."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from webhal.ir import nodes as ir
+
+
+def children(node) -> Iterator:
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Expr):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, ir.Expr))
+
+
+def walk(node) -> Iterator:
+    """Every node under `node`, itself first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(children(n))))
+
+
+def rebuild(node, fn: Callable):
+    """`node` with fn applied to each child; the same object when nothing changed."""
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Expr):
+            new = fn(value)
+            if new is not value:
+                changes[f.name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
+            new = tuple(fn(v) if isinstance(v, ir.Expr) else v for v in value)
+            if any(a is not b for a, b in zip(new, value)):
+                changes[f.name] = new
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def substitute(node, replacements: dict[str, ir.Expr]):
+    """Replace free Variables by name (Let-bound names shadow)."""
+    def go(n, shadow: frozenset):
+        if isinstance(n, ir.Variable):
+            return replacements.get(n.name, n) if n.name not in shadow else n
+        if isinstance(n, ir.Let):
+            value = go(n.value, shadow)
+            body = go(n.body, shadow | {n.name})
+            if value is n.value and body is n.body:
+                return n
+            return ir.Let(n.name, value, body)
+        return rebuild(n, lambda c: go(c, shadow))
+    return go(node, frozenset())
+
+
+def free_variables(node) -> list[ir.Variable]:
+    seen: dict[str, ir.Variable] = {}
+    for n in walk(node):
+        if isinstance(n, ir.Variable) and n.name not in seen:
+            seen[n.name] = n
+    return list(seen.values())
+
+
+def calls(node, call_type: ir.CallType | None = None) -> list[ir.Call]:
+    return [n for n in walk(node) if isinstance(n, ir.Call)
+            and (call_type is None or n.call_type is call_type)]

@@ -1,0 +1,253 @@
+"""hl.Func: defined by assignment, scheduled by directives, run by realize."""
+
+from __future__ import annotations
+
+from webhal.errors import CompileError, user_location
+from webhal.ir import nodes as ir
+from webhal.ir.printer import to_string
+from webhal.ir.types import Int, Type
+from webhal.lang.expr import ExprLike, binary, to_node
+from webhal.lang.function import Function
+from webhal.lang.names import check_name, unique_name
+from webhal.lang.schedule import LoopLevel, MemoryType
+from webhal.lang.stage import Stage, loop_name
+from webhal.lang.var import Var
+
+
+def call_args(args, what: str) -> list[ir.Expr]:
+    """Index arguments as int32 IR (Python ints allowed); floats are an error."""
+    if not isinstance(args, tuple):
+        args = (args,)
+    if len(args) == 1 and isinstance(args[0], list):
+        args = tuple(args[0])
+    nodes = []
+    for i, a in enumerate(args):
+        n = to_node(a)
+        if not n.type.is_int_or_uint() or n.type.is_bool():
+            raise CompileError(f"argument {i} of {what} is {to_string(n)} of type {n.type}; "
+                               "coordinates must be integers (use hl.cast or hl.i32)",
+                               user_location())
+        nodes.append(n if n.type == Int(32) else ir.Cast(Int(32), n))
+    return nodes
+
+
+class _Done:
+    """What `f[...] += e` hands back to Python's `f[...] = ` step: the update is already made."""
+
+
+class FuncRef(ExprLike):
+    """`f[x, y]`: a call of f when read, the left side of a definition when assigned."""
+
+    __slots__ = ("_func", "_args")
+
+    def __init__(self, func: Func, args: list[ir.Expr]):
+        self._func = func
+        self._args = args
+
+    def node(self) -> ir.Expr:
+        fn = self._func._function
+        if not fn.defined:
+            raise CompileError(f"Func {fn.name} is called before it is defined; define it "
+                               f"(`{fn.name}[x, ...] = ...`) before using it", user_location())
+        if len(self._args) != fn.dimensions:
+            raise CompileError(f"Func {fn.name} is defined with {fn.dimensions} arguments "
+                               f"({', '.join(fn.pure_args)}) but called with "
+                               f"{len(self._args)}", user_location())
+        return ir.Call(fn.type, fn.name, tuple(self._args), ir.CallType.HALIDE, func=fn)
+
+    def _update(self, op, value, identity):
+        fn = self._func._function
+        if not fn.defined:
+            # Halide defines the pure definition implicitly as the identity of the operator.
+            v = to_node(value)
+            ident = to_node(identity, like=v.type)
+            fn.define_pure([Var.implicit(i).node() for i in range(len(self._args))], ident,
+                           user_location())
+        self._func._define(self._args, op(self, value))
+        return _Done()
+
+    def __iadd__(self, value): return self._update(lambda a, b: binary(ir.Add, a, b), value, 0)
+    def __isub__(self, value): return self._update(lambda a, b: binary(ir.Sub, a, b), value, 0)
+    def __imul__(self, value): return self._update(lambda a, b: binary(ir.Mul, a, b), value, 1)
+    def __itruediv__(self, value):
+        return self._update(lambda a, b: binary(ir.Div, a, b), value, 1)
+
+
+class Func(Stage):
+    """A pipeline stage: `f = hl.Func("f"); f[x, y] = x + y`. Also `hl.Func(type, dims, name)`
+    declares the type and dimensions up front."""
+
+    def __init__(self, *args):
+        name, declared_type, dims = None, None, None
+        if args and isinstance(args[0], Type):
+            declared_type, dims, *rest = args
+            name = rest[0] if rest else None
+        elif args and isinstance(args[0], str):
+            name = args[0]
+        elif args and isinstance(args[0], ExprLike | int | float):
+            name = None
+        name = check_name(name, "Func") if name else unique_name("f")
+        self._function = Function(name, declared_type=declared_type, declared_dims=dims)
+        super().__init__(self._function, 0)
+        if args and isinstance(args[0], ExprLike | int | float):  # Func(expr): zero-dimensional
+            self._define([], args[0])
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    def __getitem__(self, args) -> FuncRef:
+        return FuncRef(self, call_args(args, f"Func {self.name()}"))
+
+    def __setitem__(self, args, value) -> None:
+        if isinstance(value, _Done):
+            return
+        self._define(call_args(args, f"Func {self.name()}"), value)
+
+    def __call__(self, *args) -> FuncRef:
+        return self[args]
+
+    def _define(self, args: list[ir.Expr], value) -> None:
+        fn = self._function
+        where = user_location()
+        if not fn.defined:
+            fn.define_pure(args, to_node(value), where)
+        else:
+            v = to_node(value, like=fn.type) if not isinstance(value, ExprLike) else \
+                to_node(value)
+            fn.define_update(args, v, where)
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def name(self) -> str:
+        return self._function.name
+
+    def defined(self) -> bool:
+        return self._function.defined
+
+    def _require_defined(self, what: str) -> Function:
+        if not self._function.defined:
+            raise CompileError(f"Func {self.name()} is not defined yet; {what} needs a "
+                               "definition", user_location())
+        return self._function
+
+    def type(self) -> Type:
+        return self._require_defined("its type").type
+
+    def dimensions(self) -> int:
+        return self._require_defined("its dimensions").dimensions
+
+    def args(self) -> list[Var]:
+        return [Var(n) for n in self._require_defined("args()").pure_args]
+
+    def value(self):
+        from webhal.lang.expr import Expr
+        return Expr(self._require_defined("value()").definitions[0].value)
+
+    def has_update_definition(self) -> bool:
+        return len(self._function.definitions) > 1
+
+    def num_update_definitions(self) -> int:
+        return max(0, len(self._function.definitions) - 1)
+
+    def function(self) -> Function:
+        return self._function
+
+    def update(self, i: int = 0) -> Stage:
+        """The i-th update stage, for scheduling it."""
+        n = self.num_update_definitions()
+        if not 0 <= i < n:
+            raise CompileError(f"Func {self.name()} has {n} update definitions; there is no "
+                               f"update({i})", user_location())
+        return Stage(self._function, i + 1)
+
+    def __repr__(self):
+        return f"<webhal.Func '{self.name()}'>"
+
+    __hash__ = object.__hash__
+
+    # -- where it is computed and stored -------------------------------------------------------
+
+    def _set_levels(self, compute: LoopLevel | None, store: LoopLevel | None):
+        self._require_defined("a schedule")
+        s = self._function.schedule
+        if compute is not None:
+            s.compute_level = compute
+        if store is not None:
+            s.store_level = store
+        s.where = user_location()
+        return self
+
+    def compute_root(self):
+        """Compute all of this Func before its consumers run, at the top of the pipeline."""
+        return self._set_levels(LoopLevel.root(), LoopLevel.root())
+
+    def compute_inline(self):
+        """Inline this Func into every use (the default)."""
+        if self.has_update_definition():
+            raise CompileError(f"Func {self.name()} has update definitions and cannot be "
+                               "inlined; use compute_root or compute_at", user_location())
+        return self._set_levels(LoopLevel.inlined(), LoopLevel.inlined())
+
+    def compute_at(self, f, var=None):
+        """Compute this Func inside loop `var` of Func (or Stage) `f`, as much as one
+        iteration of that loop needs. `compute_at(LoopLevel)` works too."""
+        level = _level(f, var)
+        s = self._function.schedule
+        store = level if s.store_level.is_inlined() else None
+        return self._set_levels(level, store)
+
+    def store_at(self, f, var=None):
+        """Allocate this Func's storage at loop `var` of `f` (outside where it is computed)."""
+        return self._set_levels(None, _level(f, var))
+
+    def store_root(self):
+        return self._set_levels(None, LoopLevel.root())
+
+    def store_in(self, memory_type: MemoryType):
+        if not isinstance(memory_type, MemoryType):
+            raise CompileError(f"store_in needs an hl.MemoryType, not {memory_type!r}",
+                               user_location())
+        self._function.schedule.memory_type = memory_type
+        return self
+
+    def bound(self, var, min, extent):  # noqa: A002
+        """Promise that this Func is only needed for var in [min, min + extent)."""
+        name = loop_name(var)
+        fn = self._require_defined("bound")
+        if name not in fn.pure_args:
+            raise CompileError(f"bound: Func {self.name()} has no pure Var {name}; its Vars are "
+                               f"{', '.join(fn.pure_args)}", user_location())
+        fn.schedule.bounds[name] = (to_node(min), to_node(extent))
+        return self
+
+    def reorder_storage(self, *vars):
+        fn = self._require_defined("reorder_storage")
+        names = [loop_name(v) for v in vars]
+        if sorted(names) != sorted(fn.pure_args):
+            raise CompileError(f"reorder_storage of Func {self.name()} must name each of its "
+                               f"Vars ({', '.join(fn.pure_args)}) once", user_location())
+        fn.schedule.storage_order = names
+        return self
+
+    # -- running -------------------------------------------------------------------------------
+
+    def realize(self, sizes=None, target=None):
+        """Compute this Func over [0, size) in each dimension (or into a given Buffer) and
+        return the result as an hl.Buffer."""
+        from webhal.lang.pipeline import Pipeline
+        return Pipeline(self).realize(sizes, target)
+
+    def print_loop_nest(self) -> None:
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).print_loop_nest()
+
+
+def _level(f, var) -> LoopLevel:
+    if isinstance(f, LoopLevel):
+        return f
+    if var is None:
+        raise CompileError("compute_at/store_at need (Func, Var) or a LoopLevel", user_location())
+    if isinstance(f, Func):
+        return LoopLevel(f, loop_name(var), -1)
+    if isinstance(f, Stage):
+        return LoopLevel(f, loop_name(var), f._index)
+    raise CompileError(f"compute_at/store_at need a Func, not {f!r}", user_location())

@@ -1,0 +1,161 @@
+"""The state behind a Func: its definitions, checked when given, and its schedule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhal.errors import CompileError, SourceLocation
+from webhal.ir import nodes as ir
+from webhal.ir.printer import to_string
+from webhal.ir.types import Type
+from webhal.ir.visitor import calls, free_variables, walk
+from webhal.lang.schedule import Dim, FuncSchedule, StageSchedule
+from webhal.lang.var import ReductionDomain
+
+
+@dataclass(eq=False)
+class Definition:
+    """One definition: `args` on the left, `value` on the right. Stage 0 is the pure one."""
+
+    args: tuple[ir.Expr, ...]
+    value: ir.Expr
+    schedule: StageSchedule
+    rdom: ReductionDomain | None = None
+    where: SourceLocation | None = None
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    pure_args: list[str] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
+    schedule: FuncSchedule = field(default_factory=FuncSchedule)
+    declared_type: Type | None = None
+    declared_dims: int | None = None
+
+    @property
+    def defined(self) -> bool:
+        return bool(self.definitions)
+
+    @property
+    def type(self) -> Type:
+        return self.definitions[0].value.type
+
+    @property
+    def dimensions(self) -> int:
+        return len(self.pure_args)
+
+    @property
+    def updates(self) -> list[Definition]:
+        return self.definitions[1:]
+
+    def callees(self) -> list:
+        """Functions, buffers and ImageParams this Function's definitions call, in first-use
+        order (no duplicates)."""
+        seen: dict[int, object] = {}
+        for d in self.definitions:
+            for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
+                for c in calls(node):
+                    if c.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE) and \
+                            c.func is not self:
+                        seen.setdefault(id(c.func), c.func)
+        return list(seen.values())
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    def define_pure(self, args: list[ir.Expr], value: ir.Expr, where) -> None:
+        names = []
+        for i, a in enumerate(args):
+            if not isinstance(a, ir.Variable) or a.rdom is not None or a.param is not None:
+                raise CompileError(
+                    f"in the pure definition of Func {self.name}, argument {i} is "
+                    f"{to_string(a)}, which is not a Var; the first definition of a Func must "
+                    f"use only distinct Vars on the left (an update may use other Exprs)", where)
+            if a.name in names:
+                raise CompileError(f"in the pure definition of Func {self.name}, Var {a.name} "
+                                   "appears twice on the left", where)
+            names.append(a.name)
+        if self.declared_dims is not None and len(names) != self.declared_dims:
+            raise CompileError(f"Func {self.name} was declared with {self.declared_dims} "
+                               f"dimensions but is defined with {len(names)}", where)
+        if self.declared_type is not None and value.type != self.declared_type:
+            raise CompileError(f"Func {self.name} was declared with type {self.declared_type} "
+                               f"but its definition has type {value.type}", where)
+        _check_value(self, value, where, "pure definition")
+        for v in free_variables(value):
+            if v.rdom is not None:
+                raise CompileError(
+                    f"the pure definition of Func {self.name} uses RVar {v.name}; RVars belong "
+                    f"in update definitions (f[x] += ...) or inline reductions (hl.sum)", where)
+            if v.param is None and v.name not in names:
+                raise CompileError(
+                    f"the pure definition of Func {self.name} uses Var {v.name}, which is not "
+                    f"one of its arguments ({', '.join(names) or 'none'})", where)
+        self.pure_args = names
+        dims = [Dim(n) for n in names]
+        self.definitions = [Definition(tuple(args), value, StageSchedule(dims), None, where)]
+
+    def define_update(self, args: list[ir.Expr], value: ir.Expr, where) -> None:
+        stage = len(self.definitions)
+        what = f"update definition {stage - 1} of Func {self.name}"
+        if len(args) != self.dimensions:
+            raise CompileError(f"{what} has {len(args)} arguments on the left, but the Func has "
+                               f"{self.dimensions} ({', '.join(self.pure_args)})", where)
+        if value.type != self.type:
+            raise CompileError(f"{what} has type {value.type}, but the pure definition has type "
+                               f"{self.type}; cast the value with hl.cast({self.type}, ...)", where)
+        _check_value(self, value, where, what)
+        pure_at = {}
+        for i, a in enumerate(args):
+            if not a.type.is_int_or_uint() or a.type.is_bool():
+                raise CompileError(f"argument {i} on the left of {what} has type {a.type}; "
+                                   "Func arguments must be integers", where)
+            for v in free_variables(a):
+                if v.rdom is None and v.param is None:
+                    if not (isinstance(a, ir.Variable) and v.name == self.pure_args[i]):
+                        raise CompileError(
+                            f"argument {i} on the left of {what} is {to_string(a)}; a Var there "
+                            f"must be the pure Var of that position ({self.pure_args[i]}) alone",
+                            where)
+                    pure_at[v.name] = i
+        rdoms = {}
+        for node in (*args, value):
+            for v in free_variables(node):
+                if v.rdom is not None:
+                    rdoms[id(v.rdom)] = v.rdom
+                elif v.param is None and v.name not in pure_at:
+                    raise CompileError(
+                        f"{what} uses Var {v.name} on the right, but not as a pure argument on "
+                        "the left; each Var on the right must also appear on the left", where)
+        if len(rdoms) > 1:
+            names = ", ".join(r.name for r in rdoms.values())
+            raise CompileError(f"{what} uses RVars of several RDoms ({names}); use one RDom "
+                               "with several dimensions", where)
+        rdom = next(iter(rdoms.values()), None)
+        # Pure Vars on the right must sit in their own position in calls to this Func, so that
+        # different values of a pure Var never touch the same point (they can run in parallel).
+        for c in calls(value, ir.CallType.HALIDE):
+            if c.func is not self:
+                continue
+            for j, a in enumerate(c.args):
+                for v in free_variables(a):
+                    in_place = isinstance(a, ir.Variable) and j == pure_at.get(v.name)
+                    if v.name in pure_at and not in_place:
+                        raise CompileError(
+                            f"{what} reads {self.name} at {to_string(c)}: the pure Var {v.name} "
+                            f"may only appear alone, as argument {pure_at[v.name]}", where)
+        dims = []
+        if rdom is not None:
+            dims = [Dim(rdom.var_name(i), is_rvar=True) for i in range(len(rdom.mins))]
+        dims += [Dim(n) for n in self.pure_args if n in pure_at]
+        self.definitions.append(Definition(tuple(args), value, StageSchedule(dims), rdom, where))
+
+
+def _check_value(func: Function, value: ir.Expr, where, what: str) -> None:
+    if value.type.is_handle():
+        raise CompileError(f"the {what} of Func {func.name} has a handle type", where)
+    for n in walk(value):
+        if isinstance(n, ir.Call) and n.call_type is ir.CallType.HALIDE and n.func is func \
+                and not func.defined:
+            raise CompileError(f"Func {func.name} is used in its own pure definition before it "
+                               "is defined", where)

@@ -1,0 +1,229 @@
+"""Halide's free functions on expressions: select, min/max/clamp, casts, math, bit counting."""
+
+from __future__ import annotations
+
+import builtins
+
+from webhal.errors import CompileError, user_location
+from webhal.ir import nodes as ir
+from webhal.ir.types import Bool, Float, Int, Type, UInt
+from webhal.lang.expr import (
+    Expr,
+    _operands,
+    cast_node,
+    match_types,
+    to_node,
+)
+
+
+def _intrinsic(t: Type, name: str, *args: ir.Expr) -> Expr:
+    return Expr(ir.Call(t, name, tuple(args), ir.CallType.INTRINSIC))
+
+
+def cast(t: Type, e) -> Expr:
+    """Convert e to type t: floats to ints truncate toward zero, ints wrap to narrower ints."""
+    return Expr(cast_node(t, to_node(e, like=t if not isinstance(e, float) or t.is_float()
+                                      else None)))
+
+
+def reinterpret(t: Type, e) -> Expr:
+    """The bits of e read as type t (same total width)."""
+    n = to_node(e)
+    if n.type.bits * n.type.lanes != t.bits * t.lanes:
+        raise CompileError(f"reinterpret from {n.type} to {t} changes the width", user_location())
+    return Expr(ir.Reinterpret(t, n))
+
+
+def select(*args) -> Expr:
+    """select(c, a, b), or select(c1, v1, c2, v2, ..., default): the first value whose condition
+    holds. Values are matched to one type; conditions must be Bool."""
+    if len(args) < 3 or len(args) % 2 == 0:
+        raise CompileError("select takes (condition, true_value, false_value) or "
+                           "(c1, v1, c2, v2, ..., default)", user_location())
+    result = args[-1]
+    for i in range(len(args) - 3, -1, -2):
+        cond, value = to_node(args[i]), args[i + 1]
+        if not cond.type.is_bool():
+            raise CompileError(f"the condition of select must be bool, not {cond.type}: "
+                               f"{Expr(cond)}", user_location())
+        tv, fv = _operands(value, result)
+        result = Expr(ir.Select(cond, tv, fv))
+    return result if isinstance(result, Expr) else Expr(result)
+
+
+def min(a, b, *rest) -> Expr:  # noqa: A001 - Halide's name
+    result = Expr(ir.Min(*match_types(*_operands(a, b))))
+    for c in rest:
+        result = min(result, c)
+    return result
+
+
+def max(a, b, *rest) -> Expr:  # noqa: A001
+    result = Expr(ir.Max(*match_types(*_operands(a, b))))
+    for c in rest:
+        result = max(result, c)
+    return result
+
+
+def clamp(a, lo, hi) -> Expr:
+    """min(max(a, lo), hi) with lo and hi converted to a's type."""
+    an = to_node(a)
+    lo_n = cast_node(an.type, to_node(lo, like=an.type))
+    hi_n = cast_node(an.type, to_node(hi, like=an.type))
+    return Expr(ir.Min(ir.Max(an, lo_n), hi_n))
+
+
+def abs(a) -> Expr:  # noqa: A001
+    """|a|; for signed integers the result is the unsigned type of the same width."""
+    an = to_node(a)
+    t = UInt(an.type.bits) if an.type.is_int() else an.type
+    return _intrinsic(t, "abs", an)
+
+
+def absd(a, b) -> Expr:
+    """|a - b| without overflow; unsigned for integer operands."""
+    an, bn = match_types(*_operands(a, b))
+    t = UInt(an.type.bits) if an.type.is_int() else an.type
+    return _intrinsic(t, "absd", an, bn)
+
+
+def saturating_cast(t: Type, e) -> Expr:
+    """Convert e to t, clamping to t's range instead of wrapping."""
+    return _intrinsic(t, "saturating_cast", to_node(e))
+
+
+def lerp(zero_val, one_val, weight) -> Expr:
+    """zero_val * (1 - weight) + one_val * weight. For integer values an unsigned integer weight
+    spans 0 to its type's max, a float weight 0.0 to 1.0; integer results round to nearest."""
+    zn, on = match_types(*_operands(zero_val, one_val))
+    wn = to_node(weight, like=Float(32) if isinstance(weight, float) else None)
+    if zn.type.is_float() and not wn.type.is_float():
+        raise CompileError("lerp of floats needs a float weight", user_location())
+    if wn.type.is_int():
+        raise CompileError("the weight of lerp must be unsigned or float, not "
+                           f"{wn.type}", user_location())
+    return _intrinsic(zn.type, "lerp", zn, on, wn)
+
+
+def mux(index, values) -> Expr:
+    """values[index], index clamped to the list."""
+    if not values:
+        raise CompileError("mux needs at least one value", user_location())
+    nodes = [to_node(v) for v in values]
+    t = nodes[0].type
+    for v in nodes[1:]:
+        t = match_types(ir.Variable(t, "_"), v)[0].type
+    idx = to_node(index)
+    return _intrinsic(t, "mux", idx, *(cast_node(t, v) for v in nodes))
+
+
+def likely(e) -> Expr:
+    """e, with a hint that it is usually true (used to pick loop partitions)."""
+    n = to_node(e)
+    return _intrinsic(n.type, "likely", n)
+
+
+def popcount(e) -> Expr:
+    n = _integer(e, "popcount")
+    return _intrinsic(n.type, "popcount", n)
+
+
+def count_leading_zeros(e) -> Expr:
+    n = _integer(e, "count_leading_zeros")
+    return _intrinsic(n.type, "count_leading_zeros", n)
+
+
+def count_trailing_zeros(e) -> Expr:
+    n = _integer(e, "count_trailing_zeros")
+    return _intrinsic(n.type, "count_trailing_zeros", n)
+
+
+def _integer(e, what: str) -> ir.Expr:
+    n = to_node(e)
+    if not n.type.is_int_or_uint() or n.type.is_bool():
+        raise CompileError(f"{what} needs an integer, not {n.type}", user_location())
+    return n
+
+
+def _as_float(e) -> ir.Expr:
+    n = to_node(e)
+    return n if n.type.is_float() else cast_node(Float(32), n)
+
+
+def _math(name: str, *args) -> Expr:
+    nodes = [_as_float(a) for a in args]
+    if len(nodes) == 2:
+        nodes = list(match_types(*nodes))
+    t = nodes[0].type
+    return Expr(ir.Call(t, name, tuple(nodes), ir.CallType.PURE_EXTERN))
+
+
+def _rounding(name: str, e) -> Expr:
+    n = _as_float(e)
+    return _intrinsic(n.type, name, n)
+
+
+def sqrt(e): return _math("sqrt", e)
+def exp(e): return _math("exp", e)
+def log(e): return _math("log", e)
+def pow(a, b): return _math("pow", a, b)  # noqa: A001
+def sin(e): return _math("sin", e)
+def cos(e): return _math("cos", e)
+def tan(e): return _math("tan", e)
+def asin(e): return _math("asin", e)
+def acos(e): return _math("acos", e)
+def atan(e): return _math("atan", e)
+def atan2(y, x): return _math("atan2", y, x)
+def sinh(e): return _math("sinh", e)
+def cosh(e): return _math("cosh", e)
+def tanh(e): return _math("tanh", e)
+def asinh(e): return _math("asinh", e)
+def acosh(e): return _math("acosh", e)
+def atanh(e): return _math("atanh", e)
+def erf(e): return _math("erf", e)
+def floor(e): return _rounding("floor", e)
+def ceil(e): return _rounding("ceil", e)
+def round(e): return _rounding("round", e)  # noqa: A001 - halves go to even, as in Halide
+def trunc(e): return _rounding("trunc", e)
+
+
+def fract(e) -> Expr:
+    """e - floor(e)."""
+    n = _as_float(e)
+    return Expr(n) - floor(Expr(n))
+
+
+def is_nan(e) -> Expr:
+    return _intrinsic(Bool(), "is_nan", _as_float(e))
+
+
+def is_inf(e) -> Expr:
+    return _intrinsic(Bool(), "is_inf", _as_float(e))
+
+
+def is_finite(e) -> Expr:
+    return _intrinsic(Bool(), "is_finite", _as_float(e))
+
+
+# Halide's short cast helpers: hl.u8(e), hl.f32(e), ...
+def u8(e): return cast(UInt(8), e)
+def u16(e): return cast(UInt(16), e)
+def u32(e): return cast(UInt(32), e)
+def u64(e): return cast(UInt(64), e)
+def i8(e): return cast(Int(8), e)
+def i16(e): return cast(Int(16), e)
+def i32(e): return cast(Int(32), e)
+def i64(e): return cast(Int(64), e)
+def f16(e): return cast(Float(16), e)
+def f32(e): return cast(Float(32), e)
+def f64(e): return cast(Float(64), e)
+
+
+def as_expr(e) -> Expr:
+    return e if isinstance(e, Expr) else Expr(to_node(e))
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in
+           ("annotations", "builtins", "CompileError", "user_location", "ir", "Bool", "Float",
+            "Int", "Type", "UInt", "Expr", "ExprLike", "cast_node", "match_types", "to_node")]
+_ = builtins

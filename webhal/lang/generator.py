@@ -1,0 +1,182 @@
+"""Generators, as in Halide's Python bindings: a class that declares its inputs, outputs and
+parameters and builds the pipeline in `generate()`.
+
+    @hl.generator(name="brighten")
+    class Brighten:
+        gain = hl.GeneratorParam(1.5)
+        input = hl.InputBuffer(hl.UInt(8), 2)
+        output = hl.OutputBuffer(hl.UInt(8), 2)
+
+        def generate(g):
+            x, y = hl.Var("x"), hl.Var("y")
+            g.output[x, y] = hl.u8(hl.min(g.input[x, y] * g.gain, 255))
+
+`Brighten(gain=2.0).build_pipeline()` gives the Pipeline; `webhal build` compiles it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+
+from webhal.errors import CompileError, user_location
+from webhal.ir.types import Type
+from webhal.lang.func import Func
+from webhal.lang.param import ImageParam, Param
+
+_registry: dict[str, type] = {}
+_context_target: contextvars.ContextVar = contextvars.ContextVar("webhal_target", default=None)
+
+
+class GeneratorParam:
+    """A compile-time constant of the generator, set by keyword when it is created."""
+
+    def __init__(self, default):
+        self.default = default
+
+
+class InputBuffer:
+    def __init__(self, type: Type, dimensions: int):  # noqa: A002
+        self.type, self.dimensions = type, dimensions
+
+
+class InputScalar:
+    def __init__(self, type: Type):  # noqa: A002
+        self.type = type
+
+
+class OutputBuffer:
+    def __init__(self, type: Type, dimensions: int):  # noqa: A002
+        self.type, self.dimensions = type, dimensions
+
+
+@contextlib.contextmanager
+def GeneratorContext(target):  # noqa: N802 - Halide's name
+    """Within this block, generators build for `target`."""
+    from webhal.target import Target
+    token = _context_target.set(Target(target))
+    try:
+        yield
+    finally:
+        _context_target.reset(token)
+
+
+class Generator:
+    """Base of generator classes (the decorator adds it)."""
+
+    _halide_name = ""
+
+    def __init__(self, **generator_params):
+        cls = type(self)
+        known = self.generator_params()
+        for k, v in generator_params.items():
+            if k not in known:
+                raise CompileError(f"generator {cls._halide_name} has no GeneratorParam {k}; it "
+                                   f"has {', '.join(known) or 'none'}", user_location())
+            default = known[k].default
+            if isinstance(default, bool):
+                v = v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes")
+            elif isinstance(default, (int, float)) and not isinstance(v, Type):
+                v = type(default)(v)
+            setattr(self, k, v)
+        for k, p in known.items():
+            if k not in generator_params:
+                setattr(self, k, p.default)
+        self._pipeline = None
+
+    @classmethod
+    def generator_params(cls) -> dict[str, GeneratorParam]:
+        return {k: v for k, v in _declared(cls) if isinstance(v, GeneratorParam)}
+
+    @classmethod
+    def arguments(cls) -> list[tuple[str, object]]:
+        """Inputs and outputs, in declaration order."""
+        return [(k, v) for k, v in _declared(cls)
+                if isinstance(v, (InputBuffer, InputScalar, OutputBuffer))]
+
+    @classmethod
+    def name(cls) -> str:
+        return cls._halide_name
+
+    def target(self):
+        from webhal.target import get_target_from_environment
+        return _context_target.get() or get_target_from_environment()
+
+    def natural_vector_size(self, t: Type) -> int:
+        return self.target().natural_vector_size(t)
+
+    def using_autoscheduler(self) -> bool:
+        return False
+
+    def build_pipeline(self):
+        """Create the inputs as ImageParams/Params, the outputs as Funcs, run generate(), and
+        return the Pipeline. The inputs, in declaration order, are `self.inputs()`."""
+        from webhal.lang.pipeline import Pipeline
+        if self._pipeline is not None:
+            return self._pipeline
+        self._inputs, outputs = [], []
+        for k, v in self.arguments():
+            if isinstance(v, InputBuffer):
+                obj = ImageParam(v.type, v.dimensions, k)
+                self._inputs.append(obj)
+            elif isinstance(v, InputScalar):
+                obj = Param(v.type, k)
+                self._inputs.append(obj)
+            else:
+                obj = Func(v.type, v.dimensions, k)
+                outputs.append(obj)
+            setattr(self, k, obj)
+        if not outputs:
+            raise CompileError(f"generator {self._halide_name} declares no hl.OutputBuffer",
+                               user_location())
+        self.generate()
+        for f in outputs:
+            if not f.defined():
+                raise CompileError(f"generator {self._halide_name}: generate() did not define "
+                                   f"output {f.name()}", user_location())
+        self._pipeline = Pipeline(outputs)
+        return self._pipeline
+
+    def inputs(self) -> list:
+        self.build_pipeline()
+        return list(self._inputs)
+
+    def generate(self):
+        raise CompileError(f"generator {self._halide_name} must define generate()",
+                           user_location())
+
+
+def _declared(cls) -> list[tuple[str, object]]:
+    seen, out = set(), []
+    for klass in reversed(cls.__mro__):
+        for k, v in vars(klass).items():
+            if isinstance(v, (GeneratorParam, InputBuffer, InputScalar, OutputBuffer)):
+                if k in seen:
+                    out = [(kk, vv) for kk, vv in out if kk != k]
+                seen.add(k)
+                out.append((k, v))
+    return out
+
+
+def generator(name: str | None = None):
+    """Class decorator registering a generator under `name` (default: the class name)."""
+    def wrap(cls):
+        gen_name = name or cls.__name__
+        if not issubclass(cls, Generator):
+            cls = type(cls.__name__, (cls, Generator), {"__module__": cls.__module__,
+                                                         "__qualname__": cls.__qualname__})
+        cls._halide_name = gen_name
+        _registry[gen_name] = cls
+        return cls
+    return wrap
+
+
+def registered_generators() -> dict[str, type]:
+    return dict(_registry)
+
+
+def create_generator(name: str, **generator_params) -> Generator:
+    if name not in _registry:
+        raise CompileError(f"no generator named {name}; registered: "
+                           f"{', '.join(sorted(_registry)) or 'none'}", user_location())
+    return _registry[name](**generator_params)

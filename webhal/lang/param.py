@@ -1,0 +1,192 @@
+"""Scalar parameters (hl.Param) and input images (hl.ImageParam) of a pipeline."""
+
+from __future__ import annotations
+
+from webhal.errors import BufferError, CompileError, user_location
+from webhal.ir import nodes as ir
+from webhal.ir.types import Int, Type
+from webhal.lang.buffer import Buffer, BufferRef
+from webhal.lang.expr import Expr, ExprLike, to_node
+from webhal.lang.names import check_name, unique_name
+
+
+class Param(ExprLike):
+    """A scalar argument of a pipeline: `hl.Param(hl.Float(32), "gain", 1.5)`."""
+
+    __slots__ = ("_type", "_name", "_value", "_min", "_max", "_estimate")
+
+    def __init__(self, type: Type, name: str | None = None, value=0, min=None, max=None):  # noqa: A002
+        if not isinstance(type, Type):
+            raise CompileError(f"Param needs an hl type first, not {type!r}", user_location())
+        self._type = type
+        self._name = check_name(name, "Param") if name else unique_name("p")
+        self._min = None if min is None else to_node(min, like=type)
+        self._max = None if max is None else to_node(max, like=type)
+        self._estimate = None
+        self.set(value)
+
+    def name(self) -> str:
+        return self._name
+
+    def type(self) -> Type:
+        return self._type
+
+    def node(self) -> ir.Expr:
+        return ir.Variable(self._type, self._name, param=self)
+
+    def set(self, value) -> None:
+        n = to_node(value, like=self._type) if not isinstance(value, float) or \
+            self._type.is_float() else None
+        if n is None or not isinstance(n, ir.IntImm | ir.UIntImm | ir.FloatImm):
+            raise CompileError(f"Param {self._name} of type {self._type} cannot hold {value!r}",
+                               user_location())
+        self._value = n.value
+
+    def get(self):
+        return self._value
+
+    def set_range(self, min, max) -> None:  # noqa: A002
+        self._min, self._max = to_node(min, like=self._type), to_node(max, like=self._type)
+
+    def set_min_value(self, min) -> None:  # noqa: A002
+        self._min = to_node(min, like=self._type)
+
+    def set_max_value(self, max) -> None:  # noqa: A002
+        self._max = to_node(max, like=self._type)
+
+    def min_value(self):
+        return None if self._min is None else Expr(self._min)
+
+    def max_value(self):
+        return None if self._max is None else Expr(self._max)
+
+    def set_estimate(self, value) -> None:
+        self._estimate = value
+
+    def __repr__(self):
+        return f"<webhal.Param '{self._name}' {self._type} = {self._value}>"
+
+    __hash__ = object.__hash__
+
+
+class _ImageDim:
+    """min, extent, stride of one dimension of an ImageParam, as Exprs known at run time."""
+
+    def __init__(self, image: ImageParam, i: int):
+        self._image, self._i = image, i
+
+    def _var(self, field: str) -> Expr:
+        return Expr(ir.Variable(Int(32), f"{self._image.name()}.{field}.{self._i}",
+                                param=self._image))
+
+    def min(self) -> Expr:
+        return self._var("min")
+
+    def extent(self) -> Expr:
+        return self._var("extent")
+
+    def stride(self) -> Expr:
+        return self._var("stride")
+
+    def max(self) -> Expr:
+        return self.min() + self.extent() - 1
+
+    def set_bounds(self, min, extent) -> _ImageDim:  # noqa: A002
+        self._image._constraints[("min", self._i)] = min
+        self._image._constraints[("extent", self._i)] = extent
+        return self
+
+    def set_min(self, min) -> _ImageDim:  # noqa: A002
+        self._image._constraints[("min", self._i)] = min
+        return self
+
+    def set_extent(self, extent) -> _ImageDim:
+        self._image._constraints[("extent", self._i)] = extent
+        return self
+
+    def set_stride(self, stride) -> _ImageDim:
+        self._image._constraints[("stride", self._i)] = stride
+        return self
+
+    def set_estimate(self, min, extent) -> _ImageDim:  # noqa: A002
+        return self
+
+
+class ImageParam:
+    """An input image of a pipeline: `hl.ImageParam(hl.UInt(8), 2, "input")`; bind data with
+    `set(buffer)`. Read it like a Func: `input[x, y]`."""
+
+    def __init__(self, type: Type, dimensions: int, name: str | None = None):  # noqa: A002
+        if not isinstance(type, Type):
+            raise CompileError(f"ImageParam needs an hl type first, not {type!r}",
+                               user_location())
+        self._type = type
+        self._dims = int(dimensions)
+        self._name = check_name(name, "ImageParam") if name else unique_name("p")
+        self._buffer: Buffer | None = None
+        self._constraints: dict[tuple[str, int], object] = {}
+
+    def name(self) -> str:
+        return self._name
+
+    def type(self) -> Type:
+        return self._type
+
+    def dimensions(self) -> int:
+        return self._dims
+
+    def dim(self, i: int) -> _ImageDim:
+        if not 0 <= i < self._dims:
+            raise CompileError(f"ImageParam {self._name} has {self._dims} dimensions; there is "
+                               f"no dimension {i}", user_location())
+        return _ImageDim(self, i)
+
+    def width(self) -> Expr:
+        return self.dim(0).extent()
+
+    def height(self) -> Expr:
+        return self.dim(1).extent()
+
+    def channels(self) -> Expr:
+        return self.dim(2).extent()
+
+    def left(self) -> Expr:
+        return self.dim(0).min()
+
+    def right(self) -> Expr:
+        return self.dim(0).max()
+
+    def top(self) -> Expr:
+        return self.dim(1).min()
+
+    def bottom(self) -> Expr:
+        return self.dim(1).max()
+
+    def set(self, buffer) -> None:
+        """Bind the data this ImageParam reads; the type and dimensions must match."""
+        if not isinstance(buffer, Buffer):
+            buffer = Buffer(buffer)
+        if buffer.type() != self._type:
+            raise BufferError(f"ImageParam {self._name} has type {self._type}, but the Buffer "
+                              f"{buffer.name()} bound to it has type {buffer.type()}",
+                              user_location())
+        if buffer.dimensions() != self._dims:
+            raise BufferError(f"ImageParam {self._name} has {self._dims} dimensions, but the "
+                              f"Buffer {buffer.name()} bound to it has {buffer.dimensions()}",
+                              user_location())
+        self._buffer = buffer
+
+    def get(self) -> Buffer | None:
+        return self._buffer
+
+    def reset(self) -> None:
+        self._buffer = None
+
+    def __getitem__(self, args) -> BufferRef:
+        return BufferRef(self, args if isinstance(args, tuple) else (args,))
+
+    def __call__(self, *args) -> BufferRef:
+        return self[args]
+
+    def __repr__(self):
+        return f"<webhal.ImageParam '{self._name}' {self._type} {self._dims}-D>"

@@ -1,0 +1,189 @@
+"""hl.Pipeline: one or more output Funcs, realized together or compiled together."""
+
+from __future__ import annotations
+
+from webhal.errors import BufferError, CompileError, ScheduleError, user_location
+from webhal.lang.buffer import Buffer
+from webhal.lang.function import Function
+from webhal.lang.graph import consumers, functions_of
+from webhal.lang.schedule import ForType, LoopLevel
+
+
+class Pipeline:
+    """The outputs of a computation: `hl.Pipeline([f, g])` or `hl.Pipeline(f)`."""
+
+    def __init__(self, outputs):
+        from webhal.lang.func import Func
+        outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        if not outs or not all(isinstance(f, Func) for f in outs):
+            raise CompileError("a Pipeline needs one or more Funcs", user_location())
+        for f in outs:
+            f._require_defined("a Pipeline")
+        self._outputs = list(outs)
+
+    def outputs(self):
+        return list(self._outputs)
+
+    def functions(self) -> list[Function]:
+        return functions_of([f.function() for f in self._outputs])
+
+    def realize(self, sizes=None, target=None):
+        """Run the pipeline over [0, size) per dimension, or into given Buffers. Returns a
+        Buffer (or a list of them for several outputs)."""
+        from webhal.target import Target, get_jit_target_from_environment
+        where = user_location()
+        target = get_jit_target_from_environment() if target is None else Target(target)
+        self.validate_schedules()
+        buffers = self._output_buffers(sizes, where)
+        if target.is_reference:
+            from webhal.reference import realize_into
+            realize_into([f.function() for f in self._outputs], buffers, where)
+        else:
+            from webhal.jit import realize_compiled
+            realize_compiled(self, buffers, target, where)
+        return buffers[0] if len(buffers) == 1 else buffers
+
+    def _output_buffers(self, sizes, where) -> list[Buffer]:
+        if isinstance(sizes, Buffer):
+            sizes = [sizes]
+        if isinstance(sizes, (list, tuple)) and sizes and all(isinstance(b, Buffer) for b in sizes):
+            if len(sizes) != len(self._outputs):
+                raise BufferError(f"the pipeline has {len(self._outputs)} outputs but "
+                                  f"{len(sizes)} Buffers were given", where)
+            for f, b in zip(self._outputs, sizes):
+                if b.type() != f.type() or b.dimensions() != f.dimensions():
+                    raise BufferError(
+                        f"output Buffer {b.name()} is {b.type()} with {b.dimensions()} "
+                        f"dimensions, but Func {f.name()} is {f.type()} with {f.dimensions()}",
+                        where)
+            return list(sizes)
+        sizes = [] if sizes is None else list(sizes) if isinstance(sizes, (list, tuple)) \
+            else [sizes]
+        out = []
+        for f in self._outputs:
+            if len(sizes) != f.dimensions():
+                raise BufferError(f"Func {f.name()} has {f.dimensions()} dimensions but realize "
+                                  f"got {len(sizes)} sizes {sizes}", where)
+            out.append(Buffer(f.type(), sizes, name=f.name()))
+        return out
+
+    # -- schedule checks -----------------------------------------------------------------------
+
+    def validate_schedules(self) -> None:
+        """Check what only the whole pipeline can tell: compute_at sites exist and are loops of
+        consumers, storage sits outside computation, outputs are not inlined."""
+        fns = self.functions()
+        outputs = {id(f.function()) for f in self._outputs}
+        users = consumers(fns)
+        by_id = {id(f): f for f in fns}
+        for fn in fns:
+            s = fn.schedule
+            if id(fn) in outputs:
+                if not s.compute_level.is_inlined() and not s.compute_level.is_root():
+                    raise ScheduleError(f"Func {fn.name} is an output of the pipeline and is "
+                                        f"always computed at root, not at {s.compute_level}",
+                                        s.where)
+                continue
+            for level, what in ((s.compute_level, "computed"), (s.store_level, "stored")):
+                if level.kind != "at":
+                    continue
+                host = level.function()
+                if id(host) not in by_id or not _uses(host, fn, users):
+                    raise ScheduleError(
+                        f"Func {fn.name} is {what} at {level}, but {host.name} does not use "
+                        f"{fn.name}; compute it at a loop of one of its consumers "
+                        f"({', '.join(c.name for c in users[id(fn)]) or 'none'})", s.where)
+                stage = _stage_of(host, level)
+                names = stage.schedule.dim_names()
+                if level.var_name() not in names:
+                    raise ScheduleError(
+                        f"Func {fn.name} is {what} at {level}, but {host.name} has no loop "
+                        f"{level.var_name()}; its loops are {', '.join(reversed(names))} "
+                        "(outermost first)", s.where)
+            cl, sl = s.compute_level, s.store_level
+            if cl.kind == "at" and sl.kind == "at":
+                if sl.function() is cl.function():
+                    names = _stage_of(cl.function(), cl).schedule.dim_names()
+                    if names.index(sl.var_name()) < names.index(cl.var_name()):
+                        raise ScheduleError(
+                            f"Func {fn.name} is stored at {sl}, inside the loop where it is "
+                            f"computed ({cl}); storage must be at or outside that loop", s.where)
+            for d in fn.definitions:
+                _check_gpu_nesting(fn, d)
+
+    def print_loop_nest(self) -> None:
+        """Print the loops the schedule asks for (Halide's `print_loop_nest`)."""
+        print(self.loop_nest(), end="")
+
+    def loop_nest(self) -> str:
+        self.validate_schedules()
+        fns = self.functions()
+        outputs = [f.function() for f in self._outputs]
+        at: dict[tuple[int, str, int], list[Function]] = {}
+        roots = []
+        for fn in fns:
+            cl = fn.schedule.compute_level
+            if any(fn is o for o in outputs) or cl.is_root():
+                roots.append(fn)
+            elif cl.kind == "at":
+                host = cl.function()
+                stage = cl.stage_index if cl.stage_index >= 0 else len(host.definitions) - 1
+                at.setdefault((id(host), cl.var_name(), stage), []).append(fn)
+        lines: list[str] = []
+
+        def emit(fn: Function, depth: int):
+            pad = "  " * depth
+            lines.append(f"{pad}produce {fn.name}:")
+            for si, d in enumerate(fn.definitions):
+                inner = depth + 1
+                for dim in reversed(d.schedule.dims):
+                    kind = dim.for_type.value
+                    lines.append(f"{'  ' * inner}{kind} {fn.name}.s{si}.{dim.name}:")
+                    inner += 1
+                    for g in at.get((id(fn), dim.name, si), []):
+                        emit(g, inner)
+                args = ", ".join("..." for _ in d.args)
+                lines.append(f"{'  ' * inner}{fn.name}({args}) = ...")
+
+        for fn in roots:
+            emit(fn, 0)
+        return "\n".join(lines) + "\n"
+
+
+def _uses(host: Function, fn: Function, users) -> bool:
+    """Whether host calls fn, directly or through other Funcs."""
+    seen, stack = set(), [fn]
+    while stack:
+        f = stack.pop()
+        for c in users.get(id(f), []):
+            if c is host:
+                return True
+            if id(c) not in seen:
+                seen.add(id(c))
+                stack.append(c)
+    return False
+
+
+def _stage_of(host: Function, level: LoopLevel):
+    i = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
+    return host.definitions[i]
+
+
+def _check_gpu_nesting(fn: Function, d) -> None:
+    """GPU thread loops must sit inside GPU block loops; at most 3 of each."""
+    outer_first = list(reversed(d.schedule.dims))
+    blocks = [x for x in outer_first if x.for_type is ForType.GPUBlock]
+    threads = [x for x in outer_first if x.for_type is ForType.GPUThread]
+    if len(blocks) > 3 or len(threads) > 3:
+        raise ScheduleError(f"Func {fn.name} has more than 3 GPU block or thread loops", d.where)
+    if threads and not blocks:
+        raise ScheduleError(
+            f"Func {fn.name} has GPU thread loops ({', '.join(t.name for t in threads)}) but no "
+            "GPU block loop around them; use gpu_blocks or gpu_tile", d.where)
+    if blocks and threads:
+        last_block = max(outer_first.index(b) for b in blocks)
+        first_thread = min(outer_first.index(t) for t in threads)
+        if first_thread < last_block:
+            raise ScheduleError(f"Func {fn.name}: GPU thread loop {outer_first[first_thread].name}"
+                                f" is outside GPU block loop {outer_first[last_block].name}; "
+                                "reorder so block loops are outermost", d.where)

@@ -1,0 +1,223 @@
+"""Scheduling directives on one stage (a Func's pure definition or one of its updates)."""
+
+from __future__ import annotations
+
+from webhal.errors import user_location
+from webhal.lang.expr import ExprLike, to_node
+from webhal.lang.schedule import (
+    DeviceAPI,
+    Dim,
+    ForType,
+    Fuse,
+    Split,
+    StageSchedule,
+    TailStrategy,
+    schedule_error,
+)
+
+
+def loop_name(v) -> str:
+    if isinstance(v, str):
+        return v
+    if hasattr(v, "name") and callable(v.name):
+        return v.name()
+    raise schedule_error(f"expected a Var or RVar, not {v!r}", user_location())
+
+
+class Stage:
+    """One definition of a Func, for scheduling: `f.update(0).vectorize(x, 8)`."""
+
+    def __init__(self, function, index: int):
+        self._function = function
+        self._index = index
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _sched(self) -> StageSchedule:
+        return self._function.definitions[self._index].schedule
+
+    def _stage_name(self) -> str:
+        f = self._function
+        return f.name if self._index == 0 else f"{f.name}.update({self._index - 1})"
+
+    def _dim(self, v) -> Dim:
+        name = loop_name(v)
+        sched = self._sched()
+        i = sched.dim_index(name)
+        if i < 0:
+            raise schedule_error(
+                f"Func {self._stage_name()} has no loop {name}; its loops are "
+                f"{', '.join(reversed(sched.dim_names())) or '(none)'} (outermost first)",
+                user_location())
+        return sched.dims[i]
+
+    def _check_new(self, name: str, allowed: str | None = None) -> None:
+        if name != allowed and self._sched().dim_index(name) >= 0:
+            raise schedule_error(f"Func {self._stage_name()} already has a loop {name}; "
+                                 "choose a new name", user_location())
+
+    @staticmethod
+    def _factor(factor, what: str):
+        n = to_node(factor)
+        if not n.type.is_int_or_uint() or n.type.is_bool():
+            raise schedule_error(f"the factor of {what} must be an integer, not {n.type}",
+                                 user_location())
+        value = getattr(n, "value", None)
+        if value is not None and value <= 0:
+            raise schedule_error(f"the factor of {what} must be positive, not {value}",
+                                 user_location())
+        return n
+
+    # -- directives ----------------------------------------------------------------------------
+
+    def split(self, old, outer, inner, factor, tail: TailStrategy = TailStrategy.Auto):
+        """Split loop `old` into `outer` and `inner` (inner has `factor` iterations)."""
+        old_n, outer_n, inner_n = loop_name(old), loop_name(outer), loop_name(inner)
+        dim = self._dim(old_n)
+        if outer_n == inner_n:
+            raise schedule_error(f"split of {old_n} in {self._stage_name()} needs two different "
+                                 f"names, not {outer_n} twice", user_location())
+        self._check_new(outer_n, old_n)
+        self._check_new(inner_n, old_n)
+        if not isinstance(tail, TailStrategy):
+            raise schedule_error(f"tail must be an hl.TailStrategy, not {tail!r}",
+                                 user_location())
+        factor_n = self._factor(factor, f"split of {old_n}")
+        sched = self._sched()
+        i = sched.dims.index(dim)
+        sched.dims[i:i + 1] = [Dim(inner_n, dim.for_type, dim.is_rvar, dim.device_api),
+                               Dim(outer_n, dim.for_type, dim.is_rvar, dim.device_api)]
+        sched.splits.append(Split(old_n, outer_n, inner_n, factor_n, tail, user_location()))
+        return self
+
+    def fuse(self, inner, outer, fused):
+        """Merge loops `inner` and `outer` into one loop `fused`."""
+        inner_n, outer_n, fused_n = loop_name(inner), loop_name(outer), loop_name(fused)
+        di, do = self._dim(inner_n), self._dim(outer_n)
+        if di is do:
+            raise schedule_error(f"cannot fuse {inner_n} with itself", user_location())
+        if di.is_rvar != do.is_rvar:
+            raise schedule_error(f"cannot fuse the pure loop and the RVar loop {inner_n}, "
+                                 f"{outer_n} in {self._stage_name()}", user_location())
+        if fused_n not in (inner_n, outer_n):
+            self._check_new(fused_n)
+        sched = self._sched()
+        sched.dims.remove(do)
+        sched.dims[sched.dims.index(di)] = Dim(fused_n, di.for_type, di.is_rvar, di.device_api)
+        sched.splits.append(Fuse(inner_n, outer_n, fused_n))
+        return self
+
+    def tile(self, x, y, *rest):
+        """tile(x, y, xo, yo, xi, yi, xf, yf[, tail]) or tile(x, y, xi, yi, xf, yf[, tail])."""
+        tail = TailStrategy.Auto
+        if rest and isinstance(rest[-1], TailStrategy):
+            *rest, tail = rest
+        if len(rest) == 6:
+            xo, yo, xi, yi, xf, yf = rest
+        elif len(rest) == 4:
+            xi, yi, xf, yf = rest
+            xo, yo = x, y
+        else:
+            raise schedule_error("tile takes (x, y, xo, yo, xi, yi, xfactor, yfactor) or "
+                                 "(x, y, xi, yi, xfactor, yfactor)", user_location())
+        self.split(x, xo, xi, xf, tail)
+        self.split(y, yo, yi, yf, tail)
+        return self.reorder(xi, yi, xo, yo)
+
+    def reorder(self, *vars):
+        """Put the named loops in this order, innermost first, in the slots they occupy."""
+        if len(vars) == 1 and isinstance(vars[0], (list, tuple)):
+            vars = tuple(vars[0])
+        names = [loop_name(v) for v in vars]
+        if len(set(names)) != len(names):
+            raise schedule_error(f"reorder of {self._stage_name()} names a loop twice: "
+                                 f"{', '.join(names)}", user_location())
+        dims = [self._dim(n) for n in names]
+        sched = self._sched()
+        slots = sorted(sched.dims.index(d) for d in dims)
+        for slot, d in zip(slots, dims):
+            sched.dims[slot] = d
+        return self
+
+    def _mark(self, v, for_type: ForType, factor=None, tail=TailStrategy.Auto, suffix="_i"):
+        name = loop_name(v)
+        if factor is not None:
+            inner = f"{name}{suffix}"
+            self.split(name, name, inner, factor, tail)
+            name = inner if for_type is not ForType.Parallel else name
+        dim = self._dim(name)
+        if dim.is_rvar and for_type in (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock,
+                                        ForType.GPUThread):
+            raise schedule_error(
+                f"cannot make loop {name} of {self._stage_name()} {for_type.value}: it is an "
+                "RVar, whose iterations depend on each other (make a pure Var loop parallel, or "
+                "split the reduction)", user_location())
+        dim.for_type = for_type
+        return self
+
+    def vectorize(self, v, factor=None, tail: TailStrategy = TailStrategy.Auto):
+        """Vectorize loop v (first splitting off `factor` lanes when given)."""
+        return self._mark(v, ForType.Vectorized, factor, tail, "_vi")
+
+    def unroll(self, v, factor=None, tail: TailStrategy = TailStrategy.Auto):
+        return self._mark(v, ForType.Unrolled, factor, tail, "_ui")
+
+    def parallel(self, v, task_size=None, tail: TailStrategy = TailStrategy.Auto):
+        """Run loop v's iterations in parallel (in chunks of task_size when given)."""
+        return self._mark(v, ForType.Parallel, task_size, tail, "_pi")
+
+    def serial(self, v):
+        return self._mark(v, ForType.Serial)
+
+    def _gpu(self, vars, for_type: ForType, device_api=DeviceAPI.Default_GPU):
+        if not 1 <= len(vars) <= 3:
+            raise schedule_error("GPU loops come in 1 to 3 dimensions", user_location())
+        for v in vars:
+            self._mark(v, for_type)
+            self._dim(v).device_api = device_api
+        return self
+
+    def gpu_blocks(self, *vars, device_api=DeviceAPI.Default_GPU):
+        """Map loops (innermost first, at most 3) to GPU workgroups."""
+        return self._gpu(vars, ForType.GPUBlock, device_api)
+
+    def gpu_threads(self, *vars, device_api=DeviceAPI.Default_GPU):
+        """Map loops (innermost first, at most 3) to invocations within a workgroup."""
+        return self._gpu(vars, ForType.GPUThread, device_api)
+
+    def gpu_tile(self, *args):
+        """gpu_tile(x, bx, tx, xs), gpu_tile(x, y, bx, by, tx, ty, xs, ys), the 3-D form, or the
+        short forms without block names (x, tx, xs) / (x, y, tx, ty, xs, ys) / 3-D."""
+        args = list(args)
+        tail = args.pop() if args and isinstance(args[-1], TailStrategy) else TailStrategy.Auto
+        sizes = []
+        while args and not isinstance(args[-1], (str, ExprLike)) or \
+                (args and _is_int_expr(args[-1]) and len(sizes) < 3 and
+                 not hasattr(args[-1], "name")):
+            sizes.insert(0, args.pop())
+        n = len(sizes)
+        if n not in (1, 2, 3) or len(args) not in (2 * n, 3 * n):
+            raise schedule_error("gpu_tile takes (x, bx, tx, size), (x, y, bx, by, tx, ty, "
+                                 "xs, ys), the 3-D form, or the same without block names",
+                                 user_location())
+        vs = args[:n]
+        if len(args) == 3 * n:
+            blocks, threads = args[n:2 * n], args[2 * n:]
+        else:
+            blocks, threads = vs, args[n:]
+        for v, b, t, s in zip(vs, blocks, threads, sizes):
+            self.split(v, b, t, s, tail)
+        self.reorder(*threads, *blocks)
+        self.gpu_threads(*threads)
+        return self.gpu_blocks(*blocks)
+
+    def loops(self) -> list[str]:
+        """This stage's loops, innermost first."""
+        return self._sched().dim_names()
+
+    def name(self) -> str:
+        return self._stage_name()
+
+
+def _is_int_expr(v) -> bool:
+    return isinstance(v, int) or (isinstance(v, ExprLike) and not hasattr(v, "name"))

@@ -1,0 +1,192 @@
+"""Var (pure dimensions), RDom and RVar (reduction domains)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from webhal.errors import CompileError, user_location
+from webhal.ir import nodes as ir
+from webhal.ir.types import Int
+from webhal.lang.expr import ExprLike, to_node
+from webhal.lang.names import check_name, unique_name
+
+
+class Var(ExprLike):
+    """A pure dimension of a Func, an int32. Vars with the same name are the same Var."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str | None = None):
+        self._name = check_name(name, "Var") if name else unique_name("v")
+
+    def name(self) -> str:
+        return self._name
+
+    def node(self) -> ir.Expr:
+        return ir.Variable(Int(32), self._name)
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, Var) and other._name == self._name
+
+    def __hash__(self):
+        return hash(("Var", self._name))
+
+    def __repr__(self):
+        return f"<webhal.Var '{self._name}'>"
+
+    @staticmethod
+    def implicit(i: int) -> Var:
+        return Var(f"_{i}")
+
+
+@dataclass(eq=False)
+class ReductionDomain:
+    """The shared state of an RDom: its name, (min, extent) per dimension, predicates."""
+
+    name: str
+    mins: list[ir.Expr]
+    extents: list[ir.Expr]
+    predicates: list[ir.Expr] = field(default_factory=list)
+
+    def var_name(self, i: int) -> str:
+        return f"{self.name}${_AXES[i] if i < len(_AXES) else i}"
+
+
+_AXES = "xyzw"
+
+
+class RVar(ExprLike):
+    """One dimension of an RDom, iterated in order by the update definitions that use it."""
+
+    __slots__ = ("_domain", "_index")
+
+    def __init__(self, domain: ReductionDomain, index: int):
+        self._domain = domain
+        self._index = index
+
+    def name(self) -> str:
+        return self._domain.var_name(self._index)
+
+    def min(self) -> ExprLike:
+        from webhal.lang.expr import Expr
+        return Expr(self._domain.mins[self._index])
+
+    def extent(self) -> ExprLike:
+        from webhal.lang.expr import Expr
+        return Expr(self._domain.extents[self._index])
+
+    def domain(self) -> RDom:
+        return RDom._wrap(self._domain)
+
+    def node(self) -> ir.Expr:
+        return ir.Variable(Int(32), self.name(), rdom=self._domain)
+
+    def __hash__(self):
+        return hash(("RVar", self.name()))
+
+    def __repr__(self):
+        return f"<webhal.RVar '{self.name()}'>"
+
+
+class Range:
+    """A (min, extent) pair, as Halide's hl.Range."""
+
+    def __init__(self, min, extent):  # noqa: A002
+        self.min = min
+        self.extent = extent
+
+
+class RDom(ExprLike):
+    """A reduction domain: `hl.RDom([(min, extent), ...], name)`. `r.x`, `r.y`, ... or `r[i]` are
+    its RVars; a one-dimensional RDom may be used as an Expr (its `r.x`). Update definitions visit
+    its points with r.x varying fastest. `where(pred)` restricts it to points where pred holds."""
+
+    __slots__ = ("_domain",)
+
+    def __init__(self, region=None, name: str | None = None):
+        if region is None:
+            raise CompileError("RDom needs a region: a list of (min, extent) pairs",
+                               user_location())
+        if hasattr(region, "dimensions") and hasattr(region, "dim"):  # a Buffer or ImageParam
+            pairs = [(region.dim(i).min(), region.dim(i).extent())
+                     for i in range(region.dimensions())]
+        else:
+            pairs = [(r.min, r.extent) if isinstance(r, Range) else tuple(r)
+                     for r in _as_list(region)]
+        if not pairs or any(len(p) != 2 for p in pairs):
+            raise CompileError(f"RDom region must be a non-empty list of (min, extent) pairs, "
+                               f"not {region!r}", user_location())
+        mins, extents = [], []
+        for lo, ext in pairs:
+            for v in (lo, ext):
+                n = to_node(v)
+                if not n.type.is_int_or_uint() or n.type.is_bool():
+                    raise CompileError(f"RDom bounds must be integers, not {n.type}",
+                                       user_location())
+            mins.append(_as_int32(lo))
+            extents.append(_as_int32(ext))
+        name = check_name(name, "RDom") if name else unique_name("r")
+        self._domain = ReductionDomain(name, mins, extents)
+
+    @classmethod
+    def _wrap(cls, domain: ReductionDomain) -> RDom:
+        r = cls.__new__(cls)
+        r._domain = domain
+        return r
+
+    def name(self) -> str:
+        return self._domain.name
+
+    def dimensions(self) -> int:
+        return len(self._domain.mins)
+
+    def __len__(self) -> int:
+        return self.dimensions()
+
+    def __getitem__(self, i: int) -> RVar:
+        if not 0 <= i < self.dimensions():
+            raise CompileError(f"RDom {self.name()} has {self.dimensions()} dimensions; "
+                               f"there is no dimension {i}", user_location())
+        return RVar(self._domain, i)
+
+    def _axis(self, i: int) -> RVar:
+        return self[i]
+
+    x = property(lambda self: self._axis(0))
+    y = property(lambda self: self._axis(1))
+    z = property(lambda self: self._axis(2))
+    w = property(lambda self: self._axis(3))
+
+    def where(self, predicate) -> RDom:
+        """Keep only the points where predicate (a Bool Expr of this RDom's RVars) holds."""
+        n = to_node(predicate)
+        if not n.type.is_bool():
+            raise CompileError(f"RDom.where needs a bool predicate, not {n.type}",
+                               user_location())
+        self._domain.predicates.append(n)
+        return self
+
+    def node(self) -> ir.Expr:
+        if self.dimensions() != 1:
+            raise CompileError(f"RDom {self.name()} has {self.dimensions()} dimensions; only a "
+                               "one-dimensional RDom can be used as an Expr (use r.x, r.y, ...)",
+                               user_location())
+        return self[0].node()
+
+    def domain(self) -> ReductionDomain:
+        return self._domain
+
+    def __repr__(self):
+        return f"<webhal.RDom '{self.name()}' of {self.dimensions()} dimensions>"
+
+    __hash__ = object.__hash__
+
+
+def _as_list(region) -> Sequence:
+    return region if isinstance(region, (list, tuple)) else [region]
+
+
+def _as_int32(v) -> ir.Expr:
+    from webhal.lang.expr import cast_node
+    return cast_node(Int(32), to_node(v))

@@ -1,0 +1,17 @@
+"""The reference evaluator: numpy computes every definition; the oracle for every backend."""
+
+from __future__ import annotations
+
+from webhal.lang.buffer import Buffer
+from webhal.lang.function import Function
+from webhal.reference.realize import Realizer
+
+
+def realize_into(outputs: list[Function], buffers: list[Buffer], where=None) -> None:
+    """Compute each output Function over its Buffer's region, writing into the Buffer."""
+    r = Realizer(where)
+    for fn, buf in zip(outputs, buffers):
+        region = [(m, e) for m, e in zip(buf.mins(), buf.shape())]
+        mins, data = r.realize(fn, region)
+        index = tuple(slice(bm - m, bm - m + e) for (bm, e), m in zip(region, mins))
+        buf.data()[...] = data[index] if index else data

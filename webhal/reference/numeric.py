@@ -1,0 +1,160 @@
+"""Halide's arithmetic on numpy arrays: the semantics every backend is checked against.
+
+Integers wrap; division and modulo are Euclidean (the remainder is never negative) and give 0 for
+a zero divisor; casts from float to int truncate toward zero; shifts by a negative amount shift
+the other way; saturating casts clamp.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from webhal.ir.types import Type
+
+
+def div(a: np.ndarray, b: np.ndarray, t: Type) -> np.ndarray:
+    if t.is_float():
+        return np.divide(a, b)
+    zero = b == 0
+    safe_b = np.where(zero, 1, b).astype(t.dtype)
+    if t.is_uint():
+        q = a // safe_b
+    else:
+        q = np.floor_divide(a, safe_b)
+        # floor division leaves a negative remainder when b < 0; Euclidean wants q + 1 there.
+        r = a - q * safe_b
+        q = np.where(r < 0, q + 1, q).astype(t.dtype)
+    return np.where(zero, 0, q).astype(t.dtype)
+
+
+def mod(a: np.ndarray, b: np.ndarray, t: Type) -> np.ndarray:
+    if t.is_float():
+        return (a - b * np.floor(a / b)).astype(t.dtype)
+    zero = b == 0
+    safe_b = np.where(zero, 1, b).astype(t.dtype)
+    r = np.mod(a, safe_b)
+    if t.is_int():
+        r = np.where(r < 0, r - safe_b, r).astype(t.dtype)  # b < 0 leaves r in (b, 0]
+    return np.where(zero, 0, r).astype(t.dtype)
+
+
+def cast(a: np.ndarray, src: Type, dst: Type) -> np.ndarray:
+    if dst.is_bool():
+        return a != 0
+    if src.is_float() and not dst.is_float():
+        a = np.trunc(a)
+        # Out of range is undefined in Halide; wrap through int64 so results stay deterministic.
+        a = np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+        a = np.clip(a, -2.0 ** 63, 2.0 ** 63 - 1024).astype(np.int64)
+        return a.astype(dst.dtype)
+    return np.asarray(a).astype(dst.dtype)
+
+
+def saturating_cast(a: np.ndarray, src: Type, dst: Type) -> np.ndarray:
+    if dst.is_float():
+        if src.is_float() and dst.bits < src.bits:
+            a = np.clip(a, dst.min(), dst.max())
+        return a.astype(dst.dtype)
+    if src.is_float():
+        a = np.nan_to_num(np.trunc(a), nan=0.0)
+        return np.clip(a, dst.min(), dst.max()).astype(dst.dtype)
+    # Integer to integer: compare in Python-sized terms through object-free wide types.
+    lo = max(dst.min(), src.min()) if not src.is_bool() else 0
+    hi = min(dst.max(), src.max()) if not src.is_bool() else 1
+    return np.clip(a, np.asarray(lo).astype(a.dtype), np.asarray(hi).astype(a.dtype)) \
+        .astype(dst.dtype)
+
+
+def shift(a: np.ndarray, b: np.ndarray, t: Type, left: bool) -> np.ndarray:
+    b = np.asarray(b)
+    if b.dtype.kind == "i":
+        neg = b < 0
+        mag = np.where(neg, -b, b).astype(np.uint64)
+        lval = np.left_shift(a, mag.astype(a.dtype)) if True else None
+        rval = np.right_shift(a, mag.astype(a.dtype))
+        return np.where(neg ^ (not left), rval, lval).astype(t.dtype)
+    b = b.astype(a.dtype)
+    return (np.left_shift(a, b) if left else np.right_shift(a, b)).astype(t.dtype)
+
+
+def absolute(a: np.ndarray, src: Type, dst: Type) -> np.ndarray:
+    if src.is_int():
+        return np.abs(a.astype(np.int64)).astype(dst.dtype)
+    return np.abs(a) if src.is_float() else a
+
+
+def absd(a: np.ndarray, b: np.ndarray, src: Type, dst: Type) -> np.ndarray:
+    if src.is_float():
+        return np.abs(a - b)
+    wide = np.int64 if src.is_int() else np.uint64
+    a, b = a.astype(wide), b.astype(wide)
+    return np.where(a > b, a - b, b - a).astype(dst.dtype)
+
+
+def lerp(z: np.ndarray, o: np.ndarray, w: np.ndarray, t: Type, wt: Type) -> np.ndarray:
+    if t.is_float():
+        w = w.astype(t.dtype)
+        return (z * (1 - w) + o * w).astype(t.dtype)
+    # Integers: the weight becomes a fixed-point fraction of an unsigned type as wide as the
+    # values; the result is rounded to nearest.
+    bits = t.bits
+    scale = (1 << bits) - 1
+    if wt.is_float():
+        wq = np.clip(np.rint(w.astype(np.float64) * scale), 0, scale).astype(np.uint64)
+    elif wt.bits >= bits:
+        wq = (w.astype(np.uint64) >> np.uint64(wt.bits - bits))
+    else:  # widen the weight by replicating its bits, so that max maps to max
+        wq = w.astype(np.uint64)
+        filled = wt.bits
+        out = wq.copy()
+        while filled < bits:
+            out = (out << np.uint64(wt.bits)) | wq
+            filled += wt.bits
+        wq = out >> np.uint64(filled - bits)
+    bias = 1 << (bits - 1) if t.is_int() else 0
+    zu = z.astype(np.int64) + bias
+    ou = o.astype(np.int64) + bias
+    num = zu.astype(object) * (scale - wq.astype(object)) + ou.astype(object) * wq.astype(object)
+    res = (num * 2 + scale) // (2 * scale)
+    return (np.asarray(res, dtype=np.int64) - bias).astype(t.dtype)
+
+
+def popcount(a: np.ndarray, t: Type) -> np.ndarray:
+    u = a.astype(np.uint64) & np.uint64((1 << t.bits) - 1)
+    count = np.zeros(u.shape, dtype=np.uint64)
+    for i in range(t.bits):
+        count += (u >> np.uint64(i)) & np.uint64(1)
+    return count.astype(t.dtype)
+
+
+def count_leading_zeros(a: np.ndarray, t: Type) -> np.ndarray:
+    u = a.astype(np.uint64) & np.uint64((1 << t.bits) - 1)
+    n = np.full(u.shape, t.bits, dtype=np.int64)
+    for i in range(t.bits):
+        set_ = ((u >> np.uint64(i)) & np.uint64(1)) == 1
+        n = np.where(set_, t.bits - 1 - i, n)
+    return n.astype(t.dtype)
+
+
+def count_trailing_zeros(a: np.ndarray, t: Type) -> np.ndarray:
+    u = a.astype(np.uint64) & np.uint64((1 << t.bits) - 1)
+    n = np.full(u.shape, t.bits, dtype=np.int64)
+    for i in reversed(range(t.bits)):
+        set_ = ((u >> np.uint64(i)) & np.uint64(1)) == 1
+        n = np.where(set_, i, n)
+    return n.astype(t.dtype)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+MATH = {
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "pow": np.power, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "erf": lambda a: _erf(a).astype(np.asarray(a).dtype),
+}
+
+ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}
