@@ -65,6 +65,10 @@ class BufferError(HalideError):
 class TargetError(HalideError):
     """A target string names an unknown feature or one that does not fit the architecture."""
 
+    def __init__(self, message: str, where: SourceLocation | None = None):
+        # Targets are parsed deep inside webhal; the user's line is where the string was given.
+        super().__init__(message, where if where is not None else user_location())
+
 
 class ToolchainError(HalideError):
     """An external tool (emcc, wasm-ld, node, chromium) is missing or failed."""
