@@ -78,6 +78,8 @@ class Pipeline:
         by_id = {id(f): f for f in fns}
         for fn in fns:
             s = fn.schedule
+            for d in fn.definitions:  # outputs too: they are the Funcs most often put on a GPU
+                _check_gpu_nesting(fn, d)
             if id(fn) in outputs:
                 if not s.compute_level.is_inlined() and not s.compute_level.is_root():
                     raise ScheduleError(f"Func {fn.name} is an output of the pipeline and is "
@@ -108,8 +110,6 @@ class Pipeline:
                         raise ScheduleError(
                             f"Func {fn.name} is stored at {sl}, inside the loop where it is "
                             f"computed ({cl}); storage must be at or outside that loop", s.where)
-            for d in fn.definitions:
-                _check_gpu_nesting(fn, d)
 
     def print_loop_nest(self) -> None:
         """Print the loops the schedule asks for (Halide's `print_loop_nest`)."""
@@ -171,19 +171,20 @@ def _stage_of(host: Function, level: LoopLevel):
 
 def _check_gpu_nesting(fn: Function, d) -> None:
     """GPU thread loops must sit inside GPU block loops; at most 3 of each."""
+    where = d.schedule.where or d.where  # the gpu_* directive, else the definition
     outer_first = list(reversed(d.schedule.dims))
     blocks = [x for x in outer_first if x.for_type is ForType.GPUBlock]
     threads = [x for x in outer_first if x.for_type is ForType.GPUThread]
     if len(blocks) > 3 or len(threads) > 3:
-        raise ScheduleError(f"Func {fn.name} has more than 3 GPU block or thread loops", d.where)
+        raise ScheduleError(f"Func {fn.name} has more than 3 GPU block or thread loops", where)
     if threads and not blocks:
         raise ScheduleError(
             f"Func {fn.name} has GPU thread loops ({', '.join(t.name for t in threads)}) but no "
-            "GPU block loop around them; use gpu_blocks or gpu_tile", d.where)
+            "GPU block loop around them; use gpu_blocks or gpu_tile", where)
     if blocks and threads:
         last_block = max(outer_first.index(b) for b in blocks)
         first_thread = min(outer_first.index(t) for t in threads)
         if first_thread < last_block:
             raise ScheduleError(f"Func {fn.name}: GPU thread loop {outer_first[first_thread].name}"
                                 f" is outside GPU block loop {outer_first[last_block].name}; "
-                                "reorder so block loops are outermost", d.where)
+                                "reorder so block loops are outermost", where)

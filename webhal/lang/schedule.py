@@ -93,6 +93,7 @@ class StageSchedule:
 
     dims: list[Dim]
     splits: list[Split | Fuse] = field(default_factory=list)
+    where: SourceLocation | None = None  # of the latest gpu_* directive, checked at lowering
 
     def dim_index(self, name: str) -> int:
         for i, d in enumerate(self.dims):

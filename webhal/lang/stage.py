@@ -175,6 +175,7 @@ class Stage:
         for v in vars:
             self._mark(v, for_type)
             self._dim(v).device_api = device_api
+        self._sched().where = user_location()
         return self
 
     def gpu_blocks(self, *vars, device_api=DeviceAPI.Default_GPU):
