@@ -82,7 +82,7 @@ class Stage:
         if not isinstance(tail, TailStrategy):
             raise schedule_error(f"tail must be an hl.TailStrategy, not {tail!r}",
                                  user_location())
-        factor_n = self._factor(factor, f"split of {old_n}")
+        factor_n = self._factor(factor, f"split of loop {old_n} of Func {self._stage_name()}")
         sched = self._sched()
         i = sched.dims.index(dim)
         sched.dims[i:i + 1] = [Dim(inner_n, dim.for_type, dim.is_rvar, dim.device_api),
@@ -120,6 +120,8 @@ class Stage:
         else:
             raise schedule_error("tile takes (x, y, xo, yo, xi, yi, xfactor, yfactor) or "
                                  "(x, y, xi, yi, xfactor, yfactor)", user_location())
+        for v in (x, y):  # both exist? checked before the first split changes the loops
+            self._dim(v)
         self.split(x, xo, xi, xf, tail)
         self.split(y, yo, yi, yf, tail)
         return self.reorder(xi, yi, xo, yo)
@@ -141,17 +143,18 @@ class Stage:
 
     def _mark(self, v, for_type: ForType, factor=None, tail=TailStrategy.Auto, suffix="_i"):
         name = loop_name(v)
+        # Checked before any split, so the message names the user's RVar, not a split loop.
+        if self._dim(name).is_rvar and for_type in (ForType.Parallel, ForType.Vectorized,
+                                                    ForType.GPUBlock, ForType.GPUThread):
+            raise schedule_error(
+                f"cannot make loop {name} of {self._stage_name()} {for_type.value}: it is an "
+                "RVar, whose iterations depend on each other (make a pure Var loop "
+                f"{for_type.value} instead)", user_location())
         if factor is not None:
             inner = f"{name}{suffix}"
             self.split(name, name, inner, factor, tail)
             name = inner if for_type is not ForType.Parallel else name
         dim = self._dim(name)
-        if dim.is_rvar and for_type in (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock,
-                                        ForType.GPUThread):
-            raise schedule_error(
-                f"cannot make loop {name} of {self._stage_name()} {for_type.value}: it is an "
-                "RVar, whose iterations depend on each other (make a pure Var loop parallel, or "
-                "split the reduction)", user_location())
         dim.for_type = for_type
         return self
 
