@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
-from webhal.errors import CompileError, user_location
+from webhal.errors import CompileError, SourceLocation, user_location
 from webhal.ir.types import Type
 from webhal.lang.func import Func
 from webhal.lang.param import ImageParam, Param
@@ -132,8 +132,14 @@ class Generator:
         self.generate()
         for f in outputs:
             if not f.defined():
-                raise CompileError(f"generator {self._halide_name}: generate() did not define "
-                                   f"output {f.name()}", user_location())
+                # The mistake is in generate(), which the user may not call themselves (the CLI
+                # does), so point at its def line rather than at the caller.
+                code = type(self).generate.__code__
+                raise CompileError(
+                    f"generator {self._halide_name}: generate() did not define its output "
+                    f"{f.name()} (an hl.OutputBuffer); assign it, e.g. "
+                    f"`self.{f.name()}[x, ...] = ...`",
+                    SourceLocation(code.co_filename, code.co_firstlineno))
         self._pipeline = Pipeline(outputs)
         return self._pipeline
 
