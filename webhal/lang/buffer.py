@@ -196,8 +196,9 @@ class BufferRef(ExprLike):
         self._buffer = source
         self._args = call_args(tuple(args), f"{source.name()}")
         if len(self._args) != source.dimensions():
-            raise CompileError(f"{source.name()} has {source.dimensions()} dimensions but is "
-                               f"called with {len(self._args)} arguments", user_location())
+            raise CompileError(f"{type(source).__name__} {source.name()} has "
+                               f"{source.dimensions()} dimensions but is called with "
+                               f"{len(self._args)} arguments", user_location())
 
     def node(self) -> ir.Expr:
         return ir.Call(self._buffer.type(), self._buffer.name(), tuple(self._args),
