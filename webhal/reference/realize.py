@@ -57,12 +57,14 @@ class Realizer:
             if lo is None:
                 continue
             bmin, bmax = mins[d], mins[d] + data.shape[d] - 1
+            fix = ("; pass a larger buffer or read it through a boundary condition "
+                   "(hl.BoundaryConditions.repeat_edge)")
             if lo < bmin:
                 raise BufferError(f"Input buffer {source.name()} is accessed at {lo}, which is "
-                                  f"before the min ({bmin}) in dimension {d}", self.where)
+                                  f"before the min ({bmin}) in dimension {d}{fix}", self.where)
             if hi > bmax:
                 raise BufferError(f"Input buffer {source.name()} is accessed at {hi}, which is "
-                                  f"beyond the max ({bmax}) in dimension {d}", self.where)
+                                  f"beyond the max ({bmax}) in dimension {d}{fix}", self.where)
         return _gather(data, mins, args, mask)
 
     def read_func(self, fn: Function, args, mask) -> np.ndarray:
