@@ -54,12 +54,16 @@ def cast(a: np.ndarray, src: Type, dst: Type) -> np.ndarray:
 
 def saturating_cast(a: np.ndarray, src: Type, dst: Type) -> np.ndarray:
     if dst.is_float():
-        if src.is_float() and dst.bits < src.bits:
-            a = np.clip(a, dst.min(), dst.max())
+        if src.is_float():  # infinities too are pinned to dst's finite range
+            wide = dst if dst.bits >= src.bits else src
+            return np.clip(a.astype(wide.dtype), dst.min(), dst.max()).astype(dst.dtype)
         return a.astype(dst.dtype)
     if src.is_float():
-        a = np.nan_to_num(np.trunc(a), nan=0.0)
-        return np.clip(a, dst.min(), dst.max()).astype(dst.dtype)
+        # Bounds in float64: float32(2**31 - 1) would round up to 2**31 and wrap on the cast.
+        a = np.nan_to_num(np.trunc(a.astype(np.float64)), nan=0.0)
+        too_big = a >= float(dst.max())
+        inside = np.where(too_big, 0.0, np.maximum(a, float(dst.min()))).astype(dst.dtype)
+        return np.where(too_big, np.asarray(dst.max()).astype(dst.dtype), inside)
     # Integer to integer: compare in Python-sized terms through object-free wide types.
     lo = max(dst.min(), src.min()) if not src.is_bool() else 0
     hi = min(dst.max(), src.max()) if not src.is_bool() else 1
