@@ -188,9 +188,9 @@ def trunc(e): return _rounding("trunc", e)
 
 
 def fract(e) -> Expr:
-    """e - floor(e)."""
+    """e - trunc(e): the fractional part, with the sign of e (fract(-1.25) is -0.25)."""
     n = _as_float(e)
-    return Expr(n) - floor(Expr(n))
+    return Expr(n) - trunc(Expr(n))
 
 
 def is_nan(e) -> Expr:
