@@ -97,8 +97,6 @@ def lerp(zero_val, one_val, weight) -> Expr:
     spans 0 to its type's max, a float weight 0.0 to 1.0; integer results round to nearest."""
     zn, on = match_types(*_operands(zero_val, one_val))
     wn = to_node(weight, like=Float(32) if isinstance(weight, float) else None)
-    if zn.type.is_float() and not wn.type.is_float():
-        raise CompileError("lerp of floats needs a float weight", user_location())
     if wn.type.is_int():
         raise CompileError("the weight of lerp must be unsigned or float, not "
                            f"{wn.type}", user_location())

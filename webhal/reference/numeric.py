@@ -99,30 +99,31 @@ def absd(a: np.ndarray, b: np.ndarray, src: Type, dst: Type) -> np.ndarray:
 
 def lerp(z: np.ndarray, o: np.ndarray, w: np.ndarray, t: Type, wt: Type) -> np.ndarray:
     if t.is_float():
-        w = w.astype(t.dtype)
+        if wt.is_float():
+            w = w.astype(t.dtype)
+        else:  # an unsigned weight spans 0 to its type's max
+            w = w.astype(t.dtype) / t.dtype.type((1 << wt.bits) - 1)
         return (z * (1 - w) + o * w).astype(t.dtype)
-    # Integers: the weight becomes a fixed-point fraction of an unsigned type as wide as the
-    # values; the result is rounded to nearest.
+    # Integers: the weight becomes an unsigned fixed-point fraction as wide as the values
+    # (floats truncate; wider weights divide by (2^m - 1) / (2^n - 1), narrower multiply by it);
+    # then z * (max - w) + o * w is divided by max, rounding to nearest.
     bits = t.bits
     scale = (1 << bits) - 1
     if wt.is_float():
-        wq = np.clip(np.rint(w.astype(np.float64) * scale), 0, scale).astype(np.uint64)
+        # In the weight's own float type below 32 bits, in float64 at 32, as Halide does.
+        wf = w.astype(np.float64 if bits == 32 else wt.dtype)
+        wq = np.trunc(np.clip(wf * wf.dtype.type(scale), 0, scale)).astype(np.uint64)
     elif wt.bits >= bits:
-        wq = (w.astype(np.uint64) >> np.uint64(wt.bits - bits))
-    else:  # widen the weight by replicating its bits, so that max maps to max
-        wq = w.astype(np.uint64)
-        filled = wt.bits
-        out = wq.copy()
-        while filled < bits:
-            out = (out << np.uint64(wt.bits)) | wq
-            filled += wt.bits
-        wq = out >> np.uint64(filled - bits)
+        wq = w.astype(np.uint64) // np.uint64(((1 << wt.bits) - 1) // scale)
+    else:
+        wq = w.astype(np.uint64) * np.uint64(scale // ((1 << wt.bits) - 1))
     bias = 1 << (bits - 1) if t.is_int() else 0
-    zu = z.astype(np.int64) + bias
-    ou = o.astype(np.int64) + bias
-    num = zu.astype(object) * (scale - wq.astype(object)) + ou.astype(object) * wq.astype(object)
-    res = (num * 2 + scale) // (2 * scale)
-    return (np.asarray(res, dtype=np.int64) - bias).astype(t.dtype)
+    zu = (z.astype(np.int64) + bias).astype(np.uint64)
+    ou = (o.astype(np.int64) + bias).astype(np.uint64)
+    # At most (2^32 - 1)^2 + 2^31: fits in uint64.
+    num = zu * (np.uint64(scale) - wq) + ou * wq + np.uint64(scale // 2)
+    res = num // np.uint64(scale)
+    return (res.astype(np.int64) - bias).astype(t.dtype)
 
 
 def popcount(a: np.ndarray, t: Type) -> np.ndarray:
