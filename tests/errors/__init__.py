@@ -1,0 +1,1 @@
+"""One test file per user error: each makes one mistake and checks the error webhal raises."""
