@@ -233,16 +233,22 @@ def logical_or_bitwise(logical: type, intrinsic: str, a, b) -> Expr:
 
 
 def shift(name: str, a, b) -> Expr:
-    an = to_node(a) if isinstance(a, ExprLike | ir.Expr) else None
-    bn = to_node(b) if isinstance(b, ExprLike | ir.Expr) else None
-    if an is None:
-        an = to_node(a, like=bn.type if bn.type.is_int_or_uint() else None)
-    if bn is None:
-        bn = to_node(b, like=an.type if b >= 0 else an.type.with_code(TypeCode.INT))
+    """a << b or a >> b with Halide's rules: the narrower operand widens to the other's width,
+    each keeping its signedness, and the result has a's type. A Python int `a` is an int32; a
+    Python int `b` takes a's width, and a negative one shifts the other way."""
+    an = to_node(a)
     _require_integer(name, an)
+    if isinstance(b, ExprLike | ir.Expr):
+        bn = to_node(b)
+    else:
+        if b < 0:
+            name = "shift_right" if name == "shift_left" else "shift_left"
+            b = -b
+        bn = to_node(b, like=an.type.with_code(TypeCode.UINT))
     _require_integer(name, bn)
-    if bn.type.bits != an.type.bits:
-        bn = cast_node(bn.type.with_bits(an.type.bits), bn)
+    bits = max(an.type.bits, bn.type.bits)
+    an = cast_node(an.type.with_bits(bits), an)
+    bn = cast_node(bn.type.with_bits(bits), bn)
     return Expr(ir.Call(an.type, name, (an, bn), ir.CallType.INTRINSIC))
 
 
