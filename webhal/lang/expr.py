@@ -3,8 +3,9 @@
 Everything users combine with operators (Var, RVar, FuncRef, Param, Expr) derives from
 `ExprLike`, whose `node()` is an IR expression. Operators build IR right away, applying the rules
 Halide's C++ and Python front ends apply:
-  - a Python int takes the type of the other operand, and must fit in it;
-  - a Python float takes the other operand's float type, else both become float32;
+  - a Python int takes the type of the other operand, and must fit in it (one outside int32's
+    range is an int64);
+  - a Python float is a float32 (beside a float64 it is widened after rounding to float32);
   - of two floats the wider wins; a non-float meets a float by becoming that float;
   - two unsigned (or two signed) ints widen to the wider; mixed signedness gives a signed int
     of the wider width.
@@ -209,8 +210,11 @@ def _operands(a, b) -> tuple[ir.Expr, ir.Expr]:
 
 
 def _constant_beside(value, other: ir.Expr) -> ir.Expr:
-    if isinstance(value, float) and not other.type.is_float():
-        return to_node(value)  # float32; match_types then turns `other` into float too
+    # As Halide's Python bindings: a float is a float32 even beside a float64 (match_types then
+    # widens it), and an int outside int32's range is an int64 rather than the other's type.
+    if isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool) and
+                                    not Int(32).can_represent(value)):
+        return to_node(value)
     return to_node(value, like=other.type.element_of())
 
 
