@@ -9,6 +9,7 @@ from webhal.ir import nodes as ir
 from webhal.ir.types import Bool, Float, Int, Type, UInt
 from webhal.lang.expr import (
     Expr,
+    ExprLike,
     _operands,
     cast_node,
     match_types,
@@ -21,7 +22,10 @@ def _intrinsic(t: Type, name: str, *args: ir.Expr) -> Expr:
 
 
 def cast(t: Type, e) -> Expr:
-    """Convert e to type t: floats to ints truncate toward zero, ints wrap to narrower ints."""
+    """Convert e to type t: floats to ints truncate toward zero, ints wrap to narrower ints
+    (a Python int too: hl.cast(hl.UInt(8), 300) is 44)."""
+    if isinstance(e, int) and not isinstance(e, bool):
+        return Expr(cast_node(t, to_node(e)))
     return Expr(cast_node(t, to_node(e, like=t if not isinstance(e, float) or t.is_float()
                                       else None)))
 
@@ -46,20 +50,38 @@ def select(*args) -> Expr:
         if not cond.type.is_bool():
             raise CompileError(f"the condition of select must be bool, not {cond.type}: "
                                f"{Expr(cond)}", user_location())
-        tv, fv = _operands(value, result)
+        tv, fv = match_types(*_select_values(value, result))
         result = Expr(ir.Select(cond, tv, fv))
     return result if isinstance(result, Expr) else Expr(result)
 
 
+def _select_values(a, b) -> tuple[ir.Expr, ir.Expr]:
+    """An int literal beside an Expr is cast (wrapping) to its type, as Halide's select does."""
+    for lit, other in ((a, b), (b, a)):
+        if isinstance(lit, int) and not isinstance(lit, bool) and \
+                isinstance(other, ExprLike | ir.Expr):
+            o = to_node(other)
+            pair = (cast_node(o.type, to_node(lit)), o)
+            return pair if lit is a else pair[::-1]
+    return _operands(a, b)
+
+
+def _plain(a, b) -> tuple[ir.Expr, ir.Expr]:
+    """Halide's Python min/max/absd take Python numbers as Exprs (int32, float32) first."""
+    return match_types(to_node(a), to_node(b))
+
+
 def min(a, b, *rest) -> Expr:  # noqa: A001 - Halide's name
-    result = Expr(ir.Min(*match_types(*_operands(a, b))))
+    """The smaller of the values; Python ints are int32 here (hl.min(u8, 3) is int32)."""
+    result = Expr(ir.Min(*_plain(a, b)))
     for c in rest:
         result = min(result, c)
     return result
 
 
 def max(a, b, *rest) -> Expr:  # noqa: A001
-    result = Expr(ir.Max(*match_types(*_operands(a, b))))
+    """The larger of the values; Python ints are int32 here (hl.max(u8, 3) is int32)."""
+    result = Expr(ir.Max(*_plain(a, b)))
     for c in rest:
         result = max(result, c)
     return result
@@ -82,7 +104,7 @@ def abs(a) -> Expr:  # noqa: A001
 
 def absd(a, b) -> Expr:
     """|a - b| without overflow; unsigned for integer operands."""
-    an, bn = match_types(*_operands(a, b))
+    an, bn = _plain(a, b)
     t = UInt(an.type.bits) if an.type.is_int() else an.type
     return _intrinsic(t, "absd", an, bn)
 
@@ -104,7 +126,7 @@ def lerp(zero_val, one_val, weight) -> Expr:
 
 
 def mux(index, values) -> Expr:
-    """values[index], index clamped to the list."""
+    """values[index]; an index outside the list gives the last value."""
     if not values:
         raise CompileError("mux needs at least one value", user_location())
     nodes = [to_node(v) for v in values]
@@ -164,7 +186,27 @@ def _rounding(name: str, e) -> Expr:
 def sqrt(e): return _math("sqrt", e)
 def exp(e): return _math("exp", e)
 def log(e): return _math("log", e)
-def pow(a, b): return _math("pow", a, b)  # noqa: A001
+def pow(a, b) -> Expr:  # noqa: A001
+    """a ** b. A constant integer b multiplies a by itself in a's own type (ints stay ints and
+    wrap; a negative b gives 1 / a ** -b); otherwise the result is a's float type (float32 for
+    a non-float a) with b converted to it."""
+    bn = to_node(b)
+    if isinstance(bn, ir.IntImm):
+        return _integer_power(Expr(to_node(a)), bn.value)
+    an = _as_float(a)
+    return Expr(ir.Call(an.type, "pow", (an, cast_node(an.type, bn)), ir.CallType.PURE_EXTERN))
+
+
+def _integer_power(a: Expr, p: int) -> Expr:
+    # Squares of halves, as Halide multiplies, so float results round the same way.
+    if p == 0:
+        return Expr(cast_node(a.type(), to_node(1)))
+    if p == 1:
+        return a
+    if p < 0:
+        return Expr(cast_node(a.type(), to_node(1))) / _integer_power(a, -p)
+    half = _integer_power(a, p >> 1)
+    return half * half * a if p & 1 else half * half
 def sin(e): return _math("sin", e)
 def cos(e): return _math("cos", e)
 def tan(e): return _math("tan", e)
