@@ -119,7 +119,8 @@ class Evaluator:
         if name == "mux":
             idx = self.eval(e.args[0], mask)
             values = [self.eval(a, mask) for a in e.args[1:]]
-            idx = np.clip(idx, 0, len(values) - 1)
+            # Halide's mux is select(idx == 0, v0, idx == 1, v1, ..., last): out of range is last.
+            idx = np.where((idx >= 0) & (idx < len(values)), idx, len(values) - 1)
             return np.choose(idx, np.broadcast_arrays(*values)).astype(t.dtype)
         args = [self.eval(a, mask) for a in e.args]
         src = e.args[0].type
