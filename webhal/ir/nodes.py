@@ -167,7 +167,8 @@ class CallType(enum.Enum):
     HALIDE = "halide"        # a Func: `func` is the callee's Function
     IMAGE = "image"          # a Buffer or ImageParam: `func` is the buffer or parameter
     INTRINSIC = "intrinsic"  # bitwise ops, shifts, absd, ... (names in INTRINSICS)
-    PURE_EXTERN = "extern"   # math library functions: sqrt_f32, ...
+    PURE_EXTERN = "extern"   # math library functions: sqrt, exp, ...
+    RUNTIME = "runtime"      # webhal/Halide runtime functions (errors, allocation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,16 @@ class Broadcast(Expr):
     @property
     def type(self) -> Type:  # type: ignore[override]
         return self.value.type.with_lanes(self.lanes)
+
+
+@dataclass(frozen=True, slots=True)
+class Load(Expr):
+    """Element(s) `index` of allocation or buffer `name` (after storage flattening)."""
+
+    type: Type
+    name: str
+    index: Expr
+    predicate: Expr | None = None
 
 
 # Intrinsic calls the front end creates, by name. Their semantics are Halide's.

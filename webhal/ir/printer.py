@@ -94,3 +94,49 @@ def _(e: n.Ramp) -> str:
 @to_string.register
 def _(e: n.Broadcast) -> str:
     return f"x{e.lanes}({to_string(e.value)})"
+
+
+@to_string.register
+def _(e: n.Load) -> str:
+    return f"{e.name}[{to_string(e.index)}]"
+
+
+def stmt_to_string(s, indent: int = 0) -> str:
+    """Text of a statement, one line per node, nested by indentation."""
+    from webhal.ir import stmt as st
+    pad = "  " * indent
+    inner = lambda x: stmt_to_string(x, indent + 1)  # noqa: E731
+    match s:
+        case st.For():
+            kind = s.for_type.value
+            return (f"{pad}{kind} ({s.name}, {to_string(s.min)}, {to_string(s.extent)}) {{\n"
+                    f"{inner(s.body)}{pad}}}\n")
+        case st.LetStmt():
+            return f"{pad}let {s.name} = {to_string(s.value)}\n{stmt_to_string(s.body, indent)}"
+        case st.Block():
+            return "".join(stmt_to_string(x, indent) for x in s.stmts)
+        case st.IfThenElse():
+            text = f"{pad}if ({to_string(s.condition)}) {{\n{inner(s.then_case)}{pad}}}"
+            if s.else_case is not None:
+                text += f" else {{\n{inner(s.else_case)}{pad}}}"
+            return text + "\n"
+        case st.Evaluate():
+            return f"{pad}{to_string(s.value)}\n"
+        case st.AssertStmt():
+            return f"{pad}assert({to_string(s.condition)}, {to_string(s.message)})\n"
+        case st.ProducerConsumer():
+            word = "produce" if s.is_producer else "consume"
+            return f"{pad}{word} {s.name} {{\n{inner(s.body)}{pad}}}\n"
+        case st.Provide():
+            args = ", ".join(to_string(a) for a in s.args)
+            return f"{pad}{s.name}({args}) = {to_string(s.value)}\n"
+        case st.Realize():
+            bounds = ", ".join(f"[{to_string(a)}, {to_string(b)}]" for a, b in s.bounds)
+            return f"{pad}realize {s.name}({bounds}) {{\n{inner(s.body)}{pad}}}\n"
+        case st.Allocate():
+            return (f"{pad}allocate {s.name}[{s.type} * {to_string(s.size)}]\n"
+                    f"{stmt_to_string(s.body, indent)}{pad}free {s.name}\n")
+        case st.Store():
+            pred = "" if s.predicate is None else f" if {to_string(s.predicate)}"
+            return f"{pad}{s.name}[{to_string(s.index)}] = {to_string(s.value)}{pred}\n"
+    raise TypeError(f"cannot print {type(s).__name__}")

@@ -8,13 +8,22 @@ from collections.abc import Callable, Iterator
 from webhal.ir import nodes as ir
 
 
+def _is_node(v) -> bool:
+    from webhal.ir.stmt import Stmt
+    return isinstance(v, ir.Expr | Stmt)
+
+
 def children(node) -> Iterator:
     for f in dataclasses.fields(node):
         value = getattr(node, f.name)
-        if isinstance(value, ir.Expr):
+        if _is_node(value):
             yield value
         elif isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, ir.Expr))
+            for v in value:
+                if _is_node(v):
+                    yield v
+                elif isinstance(v, tuple):  # Realize bounds: ((min, extent), ...)
+                    yield from (w for w in v if _is_node(w))
 
 
 def walk(node) -> Iterator:
@@ -29,16 +38,20 @@ def walk(node) -> Iterator:
 def rebuild(node, fn: Callable):
     """`node` with fn applied to each child; the same object when nothing changed."""
     changes = {}
+
+    def apply(v):
+        if _is_node(v):
+            return fn(v)
+        if isinstance(v, tuple):
+            new = tuple(apply(w) for w in v)
+            return v if all(a is b for a, b in zip(new, v)) else new
+        return v
+
     for f in dataclasses.fields(node):
         value = getattr(node, f.name)
-        if isinstance(value, ir.Expr):
-            new = fn(value)
-            if new is not value:
-                changes[f.name] = new
-        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
-            new = tuple(fn(v) if isinstance(v, ir.Expr) else v for v in value)
-            if any(a is not b for a, b in zip(new, value)):
-                changes[f.name] = new
+        new = apply(value)
+        if new is not value:
+            changes[f.name] = new
     return dataclasses.replace(node, **changes) if changes else node
 
 
@@ -47,12 +60,12 @@ def substitute(node, replacements: dict[str, ir.Expr]):
     def go(n, shadow: frozenset):
         if isinstance(n, ir.Variable):
             return replacements.get(n.name, n) if n.name not in shadow else n
-        if isinstance(n, ir.Let):
+        if isinstance(n, ir.Let) or type(n).__name__ == "LetStmt":
             value = go(n.value, shadow)
             body = go(n.body, shadow | {n.name})
             if value is n.value and body is n.body:
                 return n
-            return ir.Let(n.name, value, body)
+            return type(n)(n.name, value, body)
         return rebuild(n, lambda c: go(c, shadow))
     return go(node, frozenset())
 

@@ -1,0 +1,1 @@
+"""Analyses over IR: intervals of expressions and the boxes of Funcs and buffers touched."""

@@ -1,0 +1,124 @@
+"""Boxes: per dimension, the interval of coordinates at which a statement reads or writes a Func
+or buffer, with its inner loops and lets ranging over their intervals."""
+
+from __future__ import annotations
+
+from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, refine
+from webhal.ir import nodes as ir
+from webhal.ir import stmt as st
+
+Box = list[Interval]
+
+
+def _merge(boxes: dict[str, Box], name: str, box: Box) -> None:
+    if name in boxes:
+        boxes[name] = [a.union(b) for a, b in zip(boxes[name], box)]
+    else:
+        boxes[name] = box
+
+
+class _Collector:
+    def __init__(self, names: set[str] | None, reads: bool, writes: bool):
+        self.names, self.reads, self.writes = names, reads, writes
+        self.boxes: dict[str, Box] = {}
+
+    def wanted(self, name: str) -> bool:
+        return self.names is None or name in self.names
+
+    def expr(self, e: ir.Expr, scope: Scope, cons: Constraints) -> None:
+        match e:
+            case ir.Call() if e.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
+                for a in e.args:
+                    self.expr(a, scope, cons)
+                if self.reads and self.wanted(e.name):
+                    _merge(self.boxes, e.name, [bounds_of(a, scope, cons) for a in e.args])
+                return
+            case ir.Select():
+                self.expr(e.condition, scope, cons)
+                self.expr(e.true_value, scope, refine(e.condition, True, scope, cons))
+                self.expr(e.false_value, scope, refine(e.condition, False, scope, cons))
+                return
+            case ir.Let():
+                self.expr(e.value, scope, cons)
+                inner = dict(scope)
+                inner[e.name] = bounds_of(e.value, scope, cons)
+                self.expr(e.body, inner, cons)
+                return
+        from webhal.ir.visitor import children
+        for c in children(e):
+            self.expr(c, scope, cons)
+
+    def stmt(self, s: st.Stmt, scope: Scope, cons: Constraints) -> None:
+        match s:
+            case st.For():
+                self.expr(s.min, scope, cons)
+                self.expr(s.extent, scope, cons)
+                lo = bounds_of(s.min, scope, cons)
+                last = bounds_of(ir.Sub(ir.Add(s.min, s.extent), _one(s.min)), scope, cons)
+                inner = dict(scope)
+                inner[s.name] = Interval(lo.min, last.max)
+                self.stmt(s.body, inner, cons)
+            case st.LetStmt():
+                self.expr(s.value, scope, cons)
+                inner = dict(scope)
+                inner[s.name] = bounds_of(s.value, scope, cons)
+                self.stmt(s.body, inner, cons)
+            case st.IfThenElse():
+                self.expr(s.condition, scope, cons)
+                self.stmt(s.then_case, scope, refine(s.condition, True, scope, cons))
+                if s.else_case is not None:
+                    self.stmt(s.else_case, scope, refine(s.condition, False, scope, cons))
+            case st.Provide():
+                self.expr(s.value, scope, cons)
+                for a in s.args:
+                    self.expr(a, scope, cons)
+                if self.writes and self.wanted(s.name):
+                    _merge(self.boxes, s.name, [bounds_of(a, scope, cons) for a in s.args])
+            case st.Block():
+                for x in s.stmts:
+                    self.stmt(x, scope, cons)
+            case st.Realize():
+                for lo, ext in s.bounds:
+                    self.expr(lo, scope, cons)
+                    self.expr(ext, scope, cons)
+                self.stmt(s.body, scope, cons)
+            case st.ProducerConsumer() | st.Allocate():
+                self.stmt(s.body, scope, cons)
+            case st.Evaluate():
+                self.expr(s.value, scope, cons)
+            case st.AssertStmt():
+                pass
+            case st.Store():
+                self.expr(s.value, scope, cons)
+                self.expr(s.index, scope, cons)
+            case _:
+                raise TypeError(f"boxes: unexpected statement {type(s).__name__}")
+
+
+def _one(e: ir.Expr) -> ir.Expr:
+    from webhal.ir import ops
+    return ops.const(1, e.type)
+
+
+def boxes_required(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None
+                   ) -> dict[str, Box]:
+    """Where s reads each named Func or buffer."""
+    c = _Collector(names, reads=True, writes=False)
+    c.stmt(s, dict(scope or {}), {})
+    return c.boxes
+
+
+def boxes_provided(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None
+                   ) -> dict[str, Box]:
+    """Where s writes each named Func."""
+    c = _Collector(names, reads=False, writes=True)
+    c.stmt(s, dict(scope or {}), {})
+    return c.boxes
+
+
+def boxes_touched(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None
+                  ) -> dict[str, Box]:
+    """Where s reads or writes each named Func or buffer."""
+    c = _Collector(names, reads=True, writes=True)
+    c.stmt(s, dict(scope or {}), {})
+    return c.boxes

@@ -1,0 +1,271 @@
+"""Symbolic intervals: the range of an expression when some variables range over intervals.
+
+`bounds_of(e, scope)` gives [min, max] as expressions in the variables left out of `scope`; None
+means unbounded on that side. `constraints` holds facts from enclosing select/if conditions
+(`m < ext` in the true branch), so clamps written as selects stay tight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir.types import Type
+
+
+@dataclass(frozen=True)
+class Interval:
+    min: ir.Expr | None
+    max: ir.Expr | None
+
+    @staticmethod
+    def point(e: ir.Expr) -> Interval:
+        return Interval(e, e)
+
+    def is_bounded(self) -> bool:
+        return self.min is not None and self.max is not None
+
+    def union(self, other: Interval) -> Interval:
+        lo = None if self.min is None or other.min is None else ops.minimum(self.min, other.min)
+        hi = None if self.max is None or other.max is None else ops.maximum(self.max, other.max)
+        return Interval(lo, hi)
+
+    def intersect(self, other: Interval) -> Interval:
+        lo = other.min if self.min is None else self.min if other.min is None else \
+            ops.maximum(self.min, other.min)
+        hi = other.max if self.max is None else self.max if other.max is None else \
+            ops.minimum(self.max, other.max)
+        return Interval(lo, hi)
+
+
+Scope = dict[str, Interval]
+Constraints = dict[ir.Expr, Interval]
+
+
+def type_bounds(t: Type) -> Interval:
+    """The whole range of a narrow type; unbounded for 32/64-bit ints and floats."""
+    if t.is_bool():
+        return Interval(ops.const(0, t), ops.const(1, t))
+    if t.is_int_or_uint() and t.bits <= 16:
+        return Interval(ops.const(t.min(), t), ops.const(t.max(), t))
+    if t.is_uint():
+        return Interval(ops.const(0, t), None)
+    return Interval(None, None)
+
+
+def _map(f, *values):
+    return None if any(v is None for v in values) else f(*values)
+
+
+def bounds_of(e: ir.Expr, scope: Scope, constraints: Constraints | None = None) -> Interval:
+    constraints = constraints or {}
+    result = _bounds(e, scope, constraints)
+    if e in constraints:
+        result = result.intersect(constraints[e])
+    return result
+
+
+def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
+    b = lambda x: bounds_of(x, scope, cons)  # noqa: E731
+    match e:
+        case ir.IntImm() | ir.UIntImm() | ir.FloatImm():
+            return Interval.point(e)
+        case ir.Variable():
+            return scope.get(e.name, Interval.point(e))
+        case ir.Add():
+            a, c = b(e.a), b(e.b)
+            return Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
+        case ir.Sub():
+            a, c = b(e.a), b(e.b)
+            return Interval(_map(ops.sub, a.min, c.max), _map(ops.sub, a.max, c.min))
+        case ir.Mul():
+            return _mul(b(e.a), b(e.b), e)
+        case ir.Div():
+            return _div(b(e.a), b(e.b), e)
+        case ir.Mod():
+            c = b(e.b)
+            if e.type.is_float():
+                return Interval(None, None)
+            if c.is_bounded() and c.min == c.max:
+                k = ops.as_const(c.min)
+                hi = ops.const(abs(k) - 1, e.type) if k is not None else \
+                    ops.maximum(ops.sub(c.max, ops.const(1)), ops.sub(ops.const(-1), c.min))
+                return Interval(ops.const(0, e.type), hi)
+            if c.max is not None and ops.as_const(c.min) is not None and ops.as_const(c.min) > 0:
+                return Interval(ops.const(0, e.type), ops.sub(c.max, ops.const(1, e.type)))
+            return Interval(ops.const(0, e.type), None) if not e.type.is_float() else \
+                Interval(None, None)
+        case ir.Min():
+            a, c = b(e.a), b(e.b)
+            lo = None if a.min is None or c.min is None else ops.minimum(a.min, c.min)
+            hi = c.max if a.max is None else a.max if c.max is None else ops.minimum(a.max, c.max)
+            return Interval(lo, hi)
+        case ir.Max():
+            a, c = b(e.a), b(e.b)
+            lo = c.min if a.min is None else a.min if c.min is None else ops.maximum(a.min, c.min)
+            hi = None if a.max is None or c.max is None else ops.maximum(a.max, c.max)
+            return Interval(lo, hi)
+        case ir.Select():
+            t_cons = refine(e.condition, True, scope, cons)
+            f_cons = refine(e.condition, False, scope, cons)
+            return bounds_of(e.true_value, scope, t_cons).union(
+                bounds_of(e.false_value, scope, f_cons))
+        case ir.Cast():
+            return _cast(b(e.value), e.value.type, e.type)
+        case ir.Let():
+            inner = dict(scope)
+            inner[e.name] = b(e.value)
+            return bounds_of(e.body, inner, cons)
+        case ir.Broadcast():
+            return b(e.value)
+        case ir.Ramp():
+            base = b(e.base)
+            last = ops.mul(e.stride, ops.const(e.lanes - 1, e.stride.type))
+            lb = bounds_of(last, scope, cons)
+            return Interval(_map(ops.add, base.min, _map(ops.minimum, ops.const(0, lb.min.type)
+                                                          if lb.min is not None else None,
+                                                          lb.min)),
+                            _map(ops.add, base.max, _map(ops.maximum, ops.const(0, lb.max.type)
+                                                          if lb.max is not None else None,
+                                                          lb.max)))
+        case ir.Call() if e.call_type is ir.CallType.INTRINSIC:
+            return _intrinsic(e, b)
+        case _:
+            if e.type.is_bool():
+                return type_bounds(e.type)
+            return type_bounds(e.type)
+
+
+def _mul(a: Interval, c: Interval, e) -> Interval:
+    ka = ops.as_const(a.min) if a.min is not None and a.min == a.max else None
+    kc = ops.as_const(c.min) if c.min is not None and c.min == c.max else None
+    if kc is None and ka is not None:
+        a, c, ka, kc = c, a, kc, ka
+    if kc is not None:
+        if kc >= 0:
+            return Interval(_map(ops.mul, a.min, c.min), _map(ops.mul, a.max, c.min))
+        return Interval(_map(ops.mul, a.max, c.min), _map(ops.mul, a.min, c.min))
+    if not (a.is_bounded() and c.is_bounded()):
+        return Interval(None, None)
+    prods = [ops.mul(x, y) for x in (a.min, a.max) for y in (c.min, c.max)]
+    lo, hi = prods[0], prods[0]
+    for p in prods[1:]:
+        lo, hi = ops.minimum(lo, p), ops.maximum(hi, p)
+    return Interval(lo, hi)
+
+
+def _div(a: Interval, c: Interval, e) -> Interval:
+    if e.type.is_float():
+        return Interval(None, None)
+    kc = ops.as_const(c.min) if c.min is not None and c.min == c.max else None
+    if kc is not None and kc != 0:
+        if kc > 0:
+            return Interval(_map(lambda x: ops.div(x, c.min), a.min),
+                            _map(lambda x: ops.div(x, c.min), a.max))
+        return Interval(_map(lambda x: ops.div(x, c.min), a.max),
+                        _map(lambda x: ops.div(x, c.min), a.min))
+    lo_c = ops.as_const(c.min) if c.min is not None else None
+    if lo_c is not None and lo_c > 0 and a.is_bounded() and c.max is not None:
+        cands = [ops.div(x, y) for x in (a.min, a.max) for y in (c.min, c.max)]
+        lo, hi = cands[0], cands[0]
+        for p in cands[1:]:
+            lo, hi = ops.minimum(lo, p), ops.maximum(hi, p)
+        return Interval(lo, hi)
+    if e.type.is_uint() and a.max is not None:
+        return Interval(ops.const(0, e.type), a.max)
+    return Interval(None, None)
+
+
+def _cast(a: Interval, src: Type, dst: Type) -> Interval:
+    if dst.is_float() or (src.is_int_or_uint() and dst.is_int_or_uint() and
+                           _contains_type(dst, src)):
+        return Interval(_map(lambda x: ops.cast(dst, x), a.min), _map(lambda x: ops.cast(dst, x),
+                                                                       a.max))
+    if src.is_float() and dst.is_int_or_uint() and dst.bits >= 32:
+        return Interval(_map(lambda x: ops.cast(dst, x), a.min),
+                        _map(lambda x: ops.cast(dst, x), a.max))
+    # Narrowing may wrap: constant bounds that fit stay, otherwise the whole target type.
+    lo, hi = ops.as_const(a.min) if a.min is not None else None, \
+        ops.as_const(a.max) if a.max is not None else None
+    if lo is not None and hi is not None and dst.can_represent(lo) and dst.can_represent(hi):
+        return Interval(ops.const(lo, dst), ops.const(hi, dst))
+    return type_bounds(dst)
+
+
+def _contains_type(big: Type, small: Type) -> bool:
+    if small.is_bool():
+        return True
+    if big.code == small.code:
+        return big.bits >= small.bits
+    if big.is_int() and small.is_uint():
+        return big.bits > small.bits
+    return False
+
+
+def _intrinsic(e: ir.Call, b) -> Interval:
+    t = e.type
+    if e.name == "likely":
+        return b(e.args[0])
+    if e.name == "bitwise_and":
+        k = ops.as_const(e.args[1])
+        if k is not None and k >= 0:
+            return Interval(ops.const(0, t), e.args[1])
+    if e.name == "shift_right":
+        k = ops.as_const(e.args[1])
+        if k is not None and k >= 0:
+            a = b(e.args[0])
+            f = lambda x: ir.Call(t, "shift_right", (x, e.args[1]), ir.CallType.INTRINSIC)  # noqa
+            return Interval(_map(f, a.min), _map(f, a.max))
+    if e.name == "saturating_cast":
+        return type_bounds(t)
+    return type_bounds(t)
+
+
+def refine(cond: ir.Expr, truth: bool, scope: Scope, cons: Constraints) -> Constraints:
+    """Constraints known inside a branch where cond == truth (comparisons and their &&/||)."""
+    out = dict(cons)
+    match cond:
+        case ir.And() if truth:
+            out = refine(cond.a, True, scope, out)
+            return refine(cond.b, True, scope, out)
+        case ir.Or() if not truth:
+            out = refine(cond.a, False, scope, out)
+            return refine(cond.b, False, scope, out)
+        case ir.Not():
+            return refine(cond.a, not truth, scope, out)
+        case ir.Call() if cond.call_type is ir.CallType.INTRINSIC and cond.name == "likely":
+            return refine(cond.args[0], truth, scope, out)
+        case ir.LT() | ir.LE() | ir.GT() | ir.GE():
+            a, c = cond.a, cond.b
+            if a.type.is_float():
+                return out
+            # Normalize to a <= c - k or a >= c + k.
+            kind = type(cond)
+            if not truth:
+                kind = {ir.LT: ir.GE, ir.LE: ir.GT, ir.GT: ir.LE, ir.GE: ir.LT}[kind]
+            one = ops.const(1, a.type)
+            if kind is ir.LT:
+                _narrow(out, a, Interval(None, ops.sub(c, one)), scope)
+                _narrow(out, c, Interval(ops.add(a, one), None), scope)
+            elif kind is ir.LE:
+                _narrow(out, a, Interval(None, c), scope)
+                _narrow(out, c, Interval(a, None), scope)
+            elif kind is ir.GT:
+                _narrow(out, a, Interval(ops.add(c, one), None), scope)
+                _narrow(out, c, Interval(None, ops.sub(a, one)), scope)
+            else:
+                _narrow(out, a, Interval(c, None), scope)
+                _narrow(out, c, Interval(None, a), scope)
+    return out
+
+
+def _narrow(cons: Constraints, e: ir.Expr, bound: Interval, scope: Scope) -> None:
+    """Record that e lies in `bound` (whose ends may mention scoped variables: take their
+    loosest values)."""
+    if ops.as_const(e) is not None:
+        return
+    lo = None if bound.min is None else bounds_of(bound.min, scope).min
+    hi = None if bound.max is None else bounds_of(bound.max, scope).max
+    new = Interval(lo, hi)
+    cons[e] = cons[e].intersect(new) if e in cons else new

@@ -1,0 +1,249 @@
+"""Constructors that fold as they build: constants, identities, offsets of one variable.
+
+Passes and analyses build IR through these so that bounds expressions stay small. The full
+simplifier (passes/simplify.py) applies the same rules to existing trees.
+"""
+
+from __future__ import annotations
+
+from webhal.ir import nodes as ir
+from webhal.ir.types import Bool, Int, Type
+
+I32 = Int(32)
+
+
+def const(value, t: Type = I32) -> ir.Expr:
+    from webhal.lang.expr import make_const
+    return make_const(t, value)
+
+
+def as_const(e: ir.Expr):
+    """The value of a constant scalar, else None."""
+    if isinstance(e, ir.IntImm | ir.UIntImm | ir.FloatImm):
+        return e.value
+    if isinstance(e, ir.Broadcast):
+        return as_const(e.value)
+    return None
+
+
+def is_const(e: ir.Expr, value=None) -> bool:
+    c = as_const(e)
+    return c is not None and (value is None or c == value)
+
+
+def var(name: str, t: Type = I32) -> ir.Variable:
+    return ir.Variable(t, name)
+
+
+def _split_offset(e: ir.Expr) -> tuple[ir.Expr | None, int]:
+    """e as (base, constant offset) for integer e; base None when e is a constant."""
+    c = as_const(e)
+    if c is not None and not e.type.is_float():
+        return None, c
+    if isinstance(e, ir.Add) and not e.type.is_float():
+        k = as_const(e.b)
+        if k is not None:
+            return e.a, k
+    if isinstance(e, ir.Sub) and not e.type.is_float():
+        k = as_const(e.b)
+        if k is not None:
+            return e.a, -k
+    return e, 0
+
+
+def _with_offset(base: ir.Expr | None, k: int, t: Type) -> ir.Expr:
+    if base is None:
+        return const(k, t)
+    if k == 0:
+        return base
+    if k < 0 and not t.is_uint():
+        return ir.Sub(base, const(-k, t))
+    return ir.Add(base, const(k, t))
+
+
+def _fits(t: Type, v) -> bool:
+    return t.is_float() or t.min() <= v <= t.max()
+
+
+def add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar():
+        v = ca + cb
+        if _fits(t, v):
+            return const(v, t)
+    if cb == 0 and not t.is_float():
+        return a
+    if ca == 0 and not t.is_float():
+        return b
+    if not t.is_float() and t.is_scalar():
+        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        if ba is None or bb is None:
+            base = bb if ba is None else ba
+            if _fits(t, ka + kb):
+                return _with_offset(base, ka + kb, t)
+        elif kb and _fits(t, ka + kb):
+            return _with_offset(ir.Add(ba, bb), ka + kb, t) if ka or kb else ir.Add(ba, bb)
+        if isinstance(b, ir.Sub) and b.b == a:  # a + (c - a) -> c
+            return b.a
+        if isinstance(a, ir.Sub) and a.b == b:  # (c - b) + b -> c
+            return a.a
+    return ir.Add(a, b)
+
+
+def sub(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar():
+        v = ca - cb
+        if _fits(t, v):
+            return const(v, t)
+    if cb == 0 and not t.is_float():
+        return a
+    if a == b and not t.is_float():
+        return const(0, t)
+    if not t.is_float() and t.is_scalar() and not t.is_uint():
+        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        if ba is not None and ba == bb:
+            return const(ka - kb, t)
+        if bb is None:
+            return _with_offset(ba, ka - kb, t)
+        if ba is None:
+            return ir.Sub(const(ka - kb, t), bb)
+        if ka or kb:
+            return _with_offset(ir.Sub(ba, bb), ka - kb, t)
+        if isinstance(a, ir.Add) and a.a == b:  # (b + c) - b -> c
+            return a.b
+        if isinstance(a, ir.Add) and a.b == b:
+            return a.a
+    return ir.Sub(a, b)
+
+
+def mul(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar():
+        v = ca * cb
+        if _fits(t, v):
+            return const(v, t)
+    if ca is not None and cb is None:
+        a, b, ca, cb = b, a, cb, ca
+    if cb == 1:
+        return a
+    if cb == 0 and not t.is_float():
+        return b
+    if cb is not None and not t.is_float() and t.is_scalar():
+        base, k = _split_offset(a)
+        if base is not None and k and _fits(t, k * cb):  # (x + k) * c -> x * c + k * c
+            return add(ir.Mul(base, b), const(k * cb, t))
+    return ir.Mul(a, b)
+
+
+def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar() and not t.is_float():
+        if cb == 0:
+            return const(0, t)
+        q = ca // cb if cb > 0 else -(ca // -cb)
+        return const(q, t)
+    if cb == 1:
+        return a
+    return ir.Div(a, b)
+
+
+def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    t = a.type
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar() and not t.is_float():
+        return const(0 if cb == 0 else ca % abs(cb), t)
+    if cb == 1 and not t.is_float():
+        return const(0, t)
+    return ir.Mod(a, b)
+
+
+def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
+    t = a.type
+    if a == b:
+        return a
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None and t.is_scalar():
+        return a if pick(ca, cb) == ca else b
+    if not t.is_float() and t.is_scalar():
+        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        if ba is not None and ba == bb:
+            return a if pick(ka, kb) == ka else b
+        # ((a + c - 1) / c) * c lies in [a, a + c - 1]: against a + k2 the order is known.
+        for x, y in ((a, b), (b, a)):
+            rx, kx = _split_offset(x)
+            ry, ky = _split_offset(y)
+            if ry is not None and _rounds_up(rx, ry) and kx >= ky:  # so x >= y
+                return y if node is ir.Min else x
+        # min(min(x, c1), c2) -> min(x, min(c1, c2))
+        if isinstance(a, node) and cb is not None and as_const(a.b) is not None:
+            return node(a.a, const(pick(as_const(a.b), cb), t))
+        # min(min(x, y), x) -> min(x, y)
+        if isinstance(a, node) and (a.a == b or a.b == b):
+            return a
+        if isinstance(b, node) and (b.a == a or b.b == a):
+            return b
+    if ca is not None and cb is None:
+        a, b = b, a  # constants on the right
+    return node(a, b)
+
+
+def _rounds_up(x: ir.Expr | None, a: ir.Expr) -> bool:
+    """Whether x is ((a + (c - 1)) / c) * c for a positive constant c."""
+    if not isinstance(x, ir.Mul) or not isinstance(x.a, ir.Div):
+        return False
+    c = as_const(x.b)
+    if c is None or c <= 0 or as_const(x.a.b) != c:
+        return False
+    base, k = _split_offset(x.a.a)
+    return base == a and k == c - 1
+
+
+def minimum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return _min_max(a, b, min, ir.Min)
+
+
+def maximum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return _min_max(a, b, max, ir.Max)
+
+
+def lt(a, b):
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None:
+        return const(ca < cb, Bool())
+    return ir.LT(a, b)
+
+
+def le(a, b):
+    ca, cb = as_const(a), as_const(b)
+    if ca is not None and cb is not None:
+        return const(ca <= cb, Bool())
+    return ir.LE(a, b)
+
+
+def and_(a, b):
+    if is_const(a, 1):
+        return b
+    if is_const(b, 1):
+        return a
+    if is_const(a, 0) or is_const(b, 0):
+        return const(0, Bool())
+    return ir.And(a, b)
+
+
+def select(c, t, f):
+    cc = as_const(c)
+    if cc is not None and c.type.is_scalar():
+        return t if cc else f
+    if t == f:
+        return t
+    return ir.Select(c, t, f)
+
+
+def cast(t: Type, e: ir.Expr) -> ir.Expr:
+    from webhal.lang.expr import cast_node
+    return cast_node(t, e)

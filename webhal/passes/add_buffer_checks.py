@@ -1,0 +1,79 @@
+"""Checks at the pipeline's entry: each input and output buffer has the right type and
+dimensions, and covers every coordinate the pipeline reads (inputs) or writes (outputs). A failed
+check calls the runtime's error function, whose result the pipeline returns. `no_asserts` drops
+them."""
+
+from __future__ import annotations
+
+from webhal.analysis.boxes import boxes_provided, boxes_required
+from webhal.errors import CompileError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.types import Int, Type, TypeCode, UInt
+from webhal.passes.context import LowerContext
+
+I32 = Int(32)
+_TYPE_CODES = {TypeCode.INT: 0, TypeCode.UINT: 1, TypeCode.FLOAT: 2, TypeCode.HANDLE: 3}
+
+
+def type_code(t: Type) -> int:
+    """halide_type_t packed in 32 bits: code | bits << 8 | lanes << 16."""
+    return _TYPE_CODES[t.code] | (t.bits << 8) | (t.lanes << 16)
+
+
+def runtime_call(name: str, *args) -> ir.Call:
+    return ir.Call(I32, name, tuple(args), ir.CallType.RUNTIME)
+
+
+def _buffer_checks(name: str, t: Type, dims: int) -> list[st.Stmt]:
+    given_type = ops.var(f"{name}.type", UInt(32))
+    given_dims = ops.var(f"{name}.dimensions")
+    stride = ops.var(f"{name}.stride.0")
+    return [
+        st.AssertStmt(ir.EQ(stride, ops.const(1)),
+                      runtime_call("halide_error_constraint_violated",
+                                   ir.StringImm(f"{name}.stride.0"), stride, ir.StringImm("1"),
+                                   ops.const(1))),
+        st.AssertStmt(ir.EQ(given_type, ops.const(type_code(t), UInt(32))),
+                      runtime_call("halide_error_bad_type", ir.StringImm(name), given_type,
+                                   ops.const(type_code(t), UInt(32)))),
+        st.AssertStmt(ir.EQ(given_dims, ops.const(dims)),
+                      runtime_call("halide_error_bad_dimensions", ir.StringImm(name), given_dims,
+                                   ops.const(dims))),
+    ]
+
+
+def _region_checks(name: str, box, what: str) -> list[st.Stmt]:
+    out = []
+    for d, iv in enumerate(box):
+        if not iv.is_bounded():
+            side = "below" if iv.min is None else "above"
+            raise CompileError(f"{what} {name} is accessed without a bound {side} in dimension "
+                               f"{d}; clamp the coordinates (hl.clamp or BoundaryConditions)")
+        lo = ops.var(f"{name}.min.{d}")
+        hi = ops.sub(ops.add(lo, ops.var(f"{name}.extent.{d}")), ops.const(1))
+        ok = ir.Or(ir.LT(iv.max, iv.min), ir.And(ir.GE(iv.min, lo), ir.LE(iv.max, hi)))
+        out.append(st.AssertStmt(ok, runtime_call(
+            "halide_error_access_out_of_bounds", ir.StringImm(name), ops.const(d), iv.min,
+            iv.max, lo, hi)))
+    return out
+
+
+def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    if ctx.target.has_feature("no_asserts"):
+        return s
+    checks: list[st.Stmt] = []
+    for name, src in ctx.inputs.items():
+        checks += _buffer_checks(name, src.type(), src.dimensions())
+    for fn in ctx.outputs:
+        checks += _buffer_checks(fn.name, fn.type, fn.dimensions)
+    required = boxes_required(s, set(ctx.inputs))
+    for name in ctx.inputs:
+        if name in required:
+            checks += _region_checks(name, required[name], "Input buffer")
+    provided = boxes_provided(s, {fn.name for fn in ctx.outputs})
+    for fn in ctx.outputs:
+        if fn.name in provided:
+            checks += _region_checks(fn.name, provided[fn.name], "Output buffer")
+    return st.block(*checks, s)

@@ -1,0 +1,104 @@
+"""Rewrite intrinsics that plain IR can express (absd, saturating_cast, lerp, mux), so that every
+backend gets them with one meaning: the reference evaluator's."""
+
+from __future__ import annotations
+
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir.types import Float, Int, Type, UInt
+from webhal.ir.visitor import rebuild
+from webhal.passes.context import LowerContext
+
+
+def _c(v, t: Type) -> ir.Expr:
+    return ops.const(v, t.element_of()) if t.is_scalar() else \
+        ir.Broadcast(ops.const(v, t.element_of()), t.lanes)
+
+
+def _cast(t: Type, e: ir.Expr) -> ir.Expr:
+    return e if e.type == t else ir.Cast(t, e)
+
+
+def _absd(a: ir.Expr, b: ir.Expr, t: Type) -> ir.Expr:
+    if a.type.is_float():
+        return ir.Call(t, "abs", (ir.Sub(a, b),), ir.CallType.INTRINSIC)
+    ua, ub = _cast(t, a), _cast(t, b)
+    return ir.Select(ir.GT(a, b), ir.Sub(ua, ub), ir.Sub(ub, ua))
+
+
+def _saturating_cast(e: ir.Expr, t: Type) -> ir.Expr:
+    src = e.type
+    if src.is_float():
+        if t.is_float():
+            return _cast(t, e)
+        lo, hi = _c(float(t.min()), src), _c(float(t.max()), src)
+        return _cast(t, ir.Min(ir.Max(e, lo), hi))
+    if t.is_float():
+        return _cast(t, e)
+    lo = max(t.min(), src.min())
+    hi = min(t.max(), src.max())
+    if lo > src.min():
+        e = ir.Max(e, _c(lo, src))
+    if hi < src.max():
+        e = ir.Min(e, _c(hi, src))
+    return _cast(t, e)
+
+
+def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
+    if t.is_float():
+        w = _cast(t, w)
+        return ir.Add(ir.Mul(z, ir.Sub(_c(1.0, t), w)), ir.Mul(o, w))
+    bits, lanes = t.bits, t.lanes
+    wide = UInt(64, lanes)
+    scale = (1 << bits) - 1
+    wt = w.type
+    if wt.is_float():
+        wf = ir.Call(Float(64, lanes), "round", (ir.Mul(_cast(Float(64, lanes), w),
+                                                         _c(float(scale), Float(64, lanes))),),
+                     ir.CallType.INTRINSIC)
+        wq = _cast(wide, ir.Min(ir.Max(wf, _c(0.0, wf.type)), _c(float(scale), wf.type)))
+    elif wt.bits >= bits:
+        wq = ir.Call(wide, "shift_right", (_cast(wide, w), _c(wt.bits - bits, wide)),
+                     ir.CallType.INTRINSIC)
+    else:  # replicate the weight's bits so that its max maps to the full scale
+        w64 = _cast(wide, w)
+        acc, filled = w64, wt.bits
+        while filled < bits:
+            acc = ir.Call(wide, "bitwise_or", (ir.Call(wide, "shift_left", (acc, _c(wt.bits,
+                                                                                   wide)),
+                                                       ir.CallType.INTRINSIC), w64),
+                          ir.CallType.INTRINSIC)
+            filled += wt.bits
+        wq = ir.Call(wide, "shift_right", (acc, _c(filled - bits, wide)), ir.CallType.INTRINSIC)
+    bias = 1 << (bits - 1) if t.is_int() else 0
+    i64 = Int(64, lanes)
+    zu = _cast(wide, ir.Add(_cast(i64, z), _c(bias, i64)))
+    ou = _cast(wide, ir.Add(_cast(i64, o), _c(bias, i64)))
+    num = ir.Add(ir.Mul(zu, ir.Sub(_c(scale, wide), wq)), ir.Mul(ou, wq))
+    res = ir.Div(ir.Add(ir.Mul(num, _c(2, wide)), _c(scale, wide)), _c(2 * scale, wide))
+    return _cast(t, ir.Sub(_cast(i64, res), _c(bias, i64)))
+
+
+def _mux(idx: ir.Expr, values: tuple, t: Type) -> ir.Expr:
+    result = values[-1]
+    for i in range(len(values) - 2, -1, -1):
+        result = ir.Select(ir.LE(idx, _c(i, idx.type)), values[i], result)
+    return result
+
+
+def run(s, ctx: LowerContext | None = None):
+    def go(n):
+        n = rebuild(n, go)
+        if isinstance(n, ir.Call) and n.call_type is ir.CallType.INTRINSIC:
+            a = n.args
+            match n.name:
+                case "absd":
+                    return _absd(a[0], a[1], n.type)
+                case "saturating_cast":
+                    return _saturating_cast(a[0], n.type)
+                case "lerp":
+                    return _lerp(a[0], a[1], a[2], n.type)
+                case "mux":
+                    return _mux(a[0], a[1:], n.type)
+        return n
+    return go(s)

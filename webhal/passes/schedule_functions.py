@@ -1,0 +1,223 @@
+"""Build the loop nest the schedule describes: one nest per stage, placed at each Func's compute
+level, storage (Realize) at its store level, inlined Funcs substituted into their callers.
+
+Loop variables are named `f.s<stage>.<dim>`; a Func's pure Vars range over `f.<var>.min` ..
+`f.<var>.max`, which bounds inference defines. Split and fused variables are defined by lets
+around the innermost statement, in terms of the loops.
+"""
+
+from __future__ import annotations
+
+from webhal.errors import ScheduleError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.types import Bool, Int
+from webhal.ir.visitor import rebuild, substitute
+from webhal.lang.function import Definition, Function
+from webhal.lang.schedule import DeviceAPI, ForType, Fuse, Split, TailStrategy
+from webhal.passes.context import LowerContext
+
+I32 = Int(32)
+
+
+def loop_var(fn: Function, stage: int, dim: str) -> str:
+    return f"{fn.name}.s{stage}.{dim}"
+
+
+def region_min(fn: Function, arg: str) -> str:
+    return f"{fn.name}.{arg}.min"
+
+
+def region_max(fn: Function, arg: str) -> str:
+    return f"{fn.name}.{arg}.max"
+
+
+def inline_calls(e: ir.Expr, ctx: LowerContext) -> ir.Expr:
+    """Replace calls of inlined Funcs by their definitions."""
+    def go(n):
+        n = rebuild(n, go)
+        if isinstance(n, ir.Call) and n.call_type is ir.CallType.HALIDE and \
+                ctx.is_inlined(n.func):
+            d = n.func.definitions[0]
+            return go(substitute(d.value, dict(zip(n.func.pure_args, n.args))))
+        return n
+    return go(e)
+
+
+def qualified_names(d: Definition) -> dict[str, str]:
+    """Each loop's unique name within its stage: a split's new loops are named after the loop
+    they split (`y` split into `y` and `yi` gives `y.y` and `y.yi`), so no name is reused."""
+    qual = {dim.name: dim.name for dim in d.schedule.dims}
+    for a in d.args:
+        if isinstance(a, ir.Variable):
+            qual.setdefault(a.name, a.name)
+    if d.rdom is not None:
+        for i in range(len(d.rdom.mins)):
+            qual.setdefault(d.rdom.var_name(i), d.rdom.var_name(i))
+    names = dict(qual)
+    for s in d.schedule.splits:
+        if isinstance(s, Split):
+            q = names[s.old]
+            names[s.outer], names[s.inner] = f"{q}.{s.outer}", f"{q}.{s.inner}"
+        else:
+            names[s.fused] = f"{names[s.inner]}.{s.fused}"
+    return names
+
+
+def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.Stmt:
+    sched = d.schedule
+    prefix = f"{fn.name}.s{si}."
+    names = {n: n for n in fn.pure_args}
+    if d.rdom is not None:
+        for i in range(len(d.rdom.mins)):
+            names[d.rdom.var_name(i)] = d.rdom.var_name(i)
+    # Where each loop's values come from (min, extent), by unique name.
+    ranges: dict[str, tuple[ir.Expr, ir.Expr]] = {}
+    for name in fn.pure_args:
+        lo = ops.var(region_min(fn, name))
+        ranges[name] = (lo, ops.add(ops.sub(ops.var(region_max(fn, name)), lo), ops.const(1)))
+    if d.rdom is not None:
+        for i, (m, e) in enumerate(zip(d.rdom.mins, d.rdom.extents)):
+            ranges[d.rdom.var_name(i)] = (inline_calls(m, ctx), inline_calls(e, ctx))
+    lets: list[tuple[str, ir.Expr]] = []
+    guards: list[ir.Expr] = []
+    for s in sched.splits:
+        if isinstance(s, Split):
+            q_old = names[s.old]
+            q_outer, q_inner = f"{q_old}.{s.outer}", f"{q_old}.{s.inner}"
+            names[s.outer], names[s.inner] = q_outer, q_inner
+            old_min, old_ext = ranges[q_old]
+            factor = ops.cast(I32, s.factor)
+            outer, inner = ops.var(prefix + q_outer), ops.var(prefix + q_inner)
+            tail = _tail(fn, si, d, s)
+            ranges[q_inner] = (ops.const(0), factor)
+            ranges[q_outer] = (ops.const(0), ops.div(ops.add(old_ext, ops.sub(factor,
+                                                                              ops.const(1))),
+                                                     factor))
+            base = ops.mul(outer, factor)
+            if tail is TailStrategy.ShiftInwards:
+                base = ops.minimum(base, ops.sub(old_ext, factor))
+            lets.append((prefix + q_old, ops.add(ops.add(base, inner), old_min)))
+            if tail is TailStrategy.GuardWithIf:
+                guards.append(ir.LE(ops.var(prefix + q_old),
+                                    ops.sub(ops.add(old_min, old_ext), ops.const(1))))
+        elif isinstance(s, Fuse):
+            q_in, q_out = names[s.inner], names[s.outer]
+            q_fused = f"{q_in}.{s.fused}"
+            names[s.fused] = q_fused
+            (imin, iext), (omin, oext) = ranges[q_in], ranges[q_out]
+            fused = ops.var(prefix + q_fused)
+            ranges[q_fused] = (ops.const(0), ops.mul(iext, oext))
+            lets.append((prefix + q_in, ops.add(ops.mod(fused, iext), imin)))
+            lets.append((prefix + q_out, ops.add(ops.div(fused, iext), omin)))
+    # The innermost statement, with pure Vars and RVars renamed to this stage's loop names.
+    rename = {n: ops.var(prefix + n) for n in fn.pure_args}
+    if d.rdom is not None:
+        for i in range(len(d.rdom.mins)):
+            n = d.rdom.var_name(i)
+            rename[n] = ops.var(prefix + n)
+    args = tuple(substitute(inline_calls(a, ctx), rename) for a in d.args)
+    if si == 0:
+        args = tuple(ops.var(prefix + n) for n in fn.pure_args)
+    value = substitute(inline_calls(d.value, ctx), rename)
+    body: st.Stmt = st.Provide(fn.name, value, args)
+    if d.rdom is not None and d.rdom.predicates:
+        cond = None
+        for p in d.rdom.predicates:
+            p = substitute(inline_calls(p, ctx), rename)
+            cond = p if cond is None else ir.And(cond, p)
+        body = st.IfThenElse(cond, body)
+    for g in reversed(guards):
+        body = st.IfThenElse(ir.Call(Bool(), "likely", (g,), ir.CallType.INTRINSIC), body)
+    for name, value in lets:
+        body = st.LetStmt(name, value, body)
+    for dim in sched.dims:  # innermost first
+        q = names[dim.name]
+        lo, ext = ranges[q]
+        body = st.For(prefix + q, lo, ext, dim.for_type, body,
+                      dim.device_api if dim.for_type in (ForType.GPUBlock, ForType.GPUThread)
+                      else DeviceAPI.None_)
+    return body
+
+
+def _tail(fn: Function, si: int, d: Definition, s: Split) -> TailStrategy:
+    """The tail strategy a split uses; Auto picks as Halide does: shift inwards for pure
+    definitions, guard with if for updates (their points may not be recomputed)."""
+    if s.tail is not TailStrategy.Auto:
+        if si > 0 and s.tail is TailStrategy.ShiftInwards:
+            raise ScheduleError(f"split of {s.old} in an update of Func {fn.name} cannot shift "
+                                "inwards: points of an update may not be computed twice; use "
+                                "GuardWithIf or RoundUp", s.where)
+        if s.tail in (TailStrategy.RoundUp, TailStrategy.GuardWithIf, TailStrategy.ShiftInwards):
+            return s.tail
+        return TailStrategy.GuardWithIf
+    return TailStrategy.ShiftInwards if si == 0 else TailStrategy.GuardWithIf
+
+
+def produce(fn: Function, ctx: LowerContext) -> st.Stmt:
+    return st.block(*(_stage_nest(fn, i, d, ctx) for i, d in enumerate(fn.definitions)))
+
+
+def _wrap_loop(s: st.Stmt, loop: str, wrap) -> tuple[st.Stmt, bool]:
+    """Apply wrap to the body of the For named loop; report whether it was found."""
+    found = False
+
+    def go(n):
+        nonlocal found
+        if isinstance(n, st.For) and n.name == loop:
+            found = True
+            return st.For(n.name, n.min, n.extent, n.for_type, wrap(n.body), n.device_api)
+        if isinstance(n, ir.Expr):
+            return n
+        return rebuild(n, go)
+    return go(s), found
+
+
+def run(ctx: LowerContext) -> st.Stmt:
+    """The loop nest of the whole pipeline (no bounds yet)."""
+    body: st.Stmt = st.Evaluate(ops.const(0))
+    for fn in reversed(ctx.functions):  # consumers first; producers wrap around them
+        if ctx.is_inlined(fn):
+            continue
+        level, store = ctx.compute_level(fn), ctx.store_level(fn)
+        realize_here = not ctx.is_output(fn)
+
+        def site(inner: st.Stmt, fn=fn) -> st.Stmt:
+            return st.block(st.ProducerConsumer(fn.name, True, produce(fn, ctx)),
+                            st.ProducerConsumer(fn.name, False, inner))
+
+        def storage(inner: st.Stmt, fn=fn) -> st.Stmt:
+            return st.Realize(fn.name, fn.type, (), inner, fn.schedule.memory_type)
+
+        if level.is_root():
+            body = site(body)
+            if realize_here:
+                body = storage(body)
+            continue
+        host = level.function()
+        stage = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
+        loop = loop_var(host, stage, qualified_names(host.definitions[stage])[level.var_name()])
+        same = store.kind == "at" and store.function() is host and \
+            store.var_name() == level.var_name()
+        body, found = _wrap_loop(body, loop, lambda b, s=site, r=storage, same=same:
+                                 r(s(b)) if same else s(b))
+        if not found:
+            raise ScheduleError(f"Func {fn.name} is computed at {level}, but {host.name} is "
+                                "not computed anywhere (it is inlined); give it a compute_root "
+                                "or compute_at schedule first", fn.schedule.where)
+        if not same:
+            if store.is_root():
+                body = storage(body)
+            else:
+                sh = store.function()
+                sstage = store.stage_index if store.stage_index >= 0 else \
+                    len(sh.definitions) - 1
+                sd = sh.definitions[sstage]
+                body, found = _wrap_loop(body, loop_var(sh, sstage,
+                                                        qualified_names(sd)[store.var_name()]),
+                                         storage)
+                if not found:
+                    raise ScheduleError(f"Func {fn.name} is stored at {store}, which is not a "
+                                        "loop around where it is computed", fn.schedule.where)
+    return body

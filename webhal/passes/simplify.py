@@ -1,0 +1,100 @@
+"""The simplifier: constant folding and algebraic identities (through ir.ops), lets of constants
+and plain variables substituted, dead branches, empty loops and unused lets removed."""
+
+from __future__ import annotations
+
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.types import Bool
+from webhal.ir.visitor import rebuild, substitute, walk
+from webhal.passes.context import LowerContext
+
+_FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Div: ops.div, ir.Mod: ops.mod,
+         ir.Min: ops.minimum, ir.Max: ops.maximum}
+_COMPARE = {ir.EQ: lambda a, b: a == b, ir.NE: lambda a, b: a != b, ir.LT: lambda a, b: a < b,
+            ir.LE: lambda a, b: a <= b, ir.GT: lambda a, b: a > b, ir.GE: lambda a, b: a >= b}
+
+
+def _trivial(e: ir.Expr) -> bool:
+    return ops.as_const(e) is not None and not isinstance(e, ir.Broadcast) or \
+        isinstance(e, ir.Variable)
+
+
+def _uses(s, name: str) -> bool:
+    return any(isinstance(n, ir.Variable) and n.name == name for n in walk(s))
+
+
+def simplify_expr(e: ir.Expr) -> ir.Expr:
+    e = rebuild(e, simplify_expr)
+    t = type(e)
+    if t in _FOLD and e.type.is_scalar():
+        return _FOLD[t](e.a, e.b)
+    if t in _COMPARE:
+        a, b = ops.as_const(e.a), ops.as_const(e.b)
+        if a is not None and b is not None and e.a.type.is_scalar():
+            return ops.const(_COMPARE[t](a, b), Bool())
+        if e.a == e.b and not e.a.type.is_float() and e.a.type.is_scalar():
+            return ops.const(t in (ir.EQ, ir.LE, ir.GE), Bool())
+        return e
+    if t is ir.And:
+        return ops.and_(e.a, e.b)
+    if t is ir.Or:
+        if ops.is_const(e.a, 1) or ops.is_const(e.b, 1):
+            return ops.const(1, Bool())
+        if ops.is_const(e.a, 0):
+            return e.b
+        if ops.is_const(e.b, 0):
+            return e.a
+        return e
+    if t is ir.Not and ops.as_const(e.a) is not None and e.type.is_scalar():
+        return ops.const(not ops.as_const(e.a), Bool())
+    if t is ir.Select:
+        return ops.select(e.condition, e.true_value, e.false_value)
+    if t is ir.Cast:
+        return ops.cast(e.type, e.value)
+    if t is ir.Let and _trivial(e.value):
+        return simplify_expr(substitute(e.body, {e.name: e.value}))
+    return e
+
+
+def simplify_stmt(s: st.Stmt) -> st.Stmt:
+    if isinstance(s, st.LetStmt):
+        value = simplify_expr(s.value)
+        if _trivial(value):
+            return simplify_stmt(substitute(s.body, {s.name: value}))
+        body = simplify_stmt(s.body)
+        if not _uses(body, s.name):
+            return body
+        return st.LetStmt(s.name, value, body)
+    s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else simplify_stmt(n))
+    match s:
+        case st.IfThenElse():
+            c = ops.as_const(s.condition)
+            if c is None and isinstance(s.condition, ir.Call) and s.condition.name == "likely":
+                c = ops.as_const(s.condition.args[0])
+            if c is not None:
+                return s.then_case if c else (s.else_case or _nop())
+        case st.For():
+            if ops.is_const(s.extent, 0) or (ops.as_const(s.extent) is not None and
+                                             ops.as_const(s.extent) < 0):
+                return _nop()
+        case st.Block():
+            kept = [x for x in s.stmts if not _is_nop(x)]
+            return st.block(*kept) if kept else _nop()
+        case st.AssertStmt():
+            if ops.is_const(s.condition, 1):
+                return _nop()
+    return s
+
+
+def _nop() -> st.Stmt:
+    return st.Evaluate(ops.const(0))
+
+
+def _is_nop(s: st.Stmt) -> bool:
+    return isinstance(s, st.Evaluate) and ops.as_const(s.value) is not None
+
+
+def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
+    return simplify_stmt(s)

@@ -1,0 +1,55 @@
+"""Storage flattening: multi-dimensional Realize/Provide/Call become one-dimensional
+Allocate/Store/Load. Every buffer, internal or external, is addressed the same way:
+index = sum over d of (coordinate_d - <name>.min.d) * <name>.stride.d."""
+
+from __future__ import annotations
+
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.visitor import rebuild
+from webhal.passes.context import LowerContext
+
+
+def flat_index(name: str, args) -> ir.Expr:
+    """The element index; the innermost stride of every buffer is 1 (checked at entry for
+    external buffers, as Halide constrains them by default), which keeps vector loads dense."""
+    index = ops.const(0)
+    for d, a in enumerate(args):
+        offset = ops.sub(a, ops.var(f"{name}.min.{d}"))
+        stride = ops.const(1) if d == 0 else ops.var(f"{name}.stride.{d}")
+        index = ops.add(index, ops.mul(offset, stride))
+    return index
+
+
+def _allocation(r: st.Realize, ctx: LowerContext, body: st.Stmt) -> st.Stmt:
+    fn = ctx.function(r.name)
+    dims = len(r.bounds)
+    order = [fn.pure_args.index(v) for v in fn.schedule.storage_order] \
+        if fn.schedule.storage_order else list(range(dims))
+    size = ops.const(1)
+    strides = {}
+    for d in order:
+        strides[d] = size
+        size = ops.mul(size, ops.var(f"{r.name}.extent.{d}"))
+    out: st.Stmt = st.Allocate(r.name, r.type, size, body, r.memory_type)
+    for d in reversed(range(dims)):
+        out = st.LetStmt(f"{r.name}.stride.{d}", strides[d], out)
+    for d in reversed(range(dims)):
+        lo, extent = r.bounds[d]
+        out = st.LetStmt(f"{r.name}.min.{d}", lo,
+                         st.LetStmt(f"{r.name}.extent.{d}", extent, out))
+    return out
+
+
+def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    def go(n):
+        if isinstance(n, st.Realize):
+            return _allocation(n, ctx, go(n.body))
+        n = rebuild(n, go)
+        if isinstance(n, st.Provide):
+            return st.Store(n.name, n.value, flat_index(n.name, n.args))
+        if isinstance(n, ir.Call) and n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
+            return ir.Load(n.type, n.name, flat_index(n.name, n.args))
+        return n
+    return go(s)

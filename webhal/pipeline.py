@@ -1,0 +1,107 @@
+"""Lowering: the one place where passes are ordered.
+
+`lower(pipeline, target)` runs the passes in sequence on an immutable IR. With HL_DEBUG_CODEGEN
+set to 2 or more, the statement is printed after each pass (with "(unchanged)" when a pass
+returned the same tree), and with 1 or more the time each pass took.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from webhal.ir import nodes as ir
+from webhal.ir import stmt as st
+from webhal.ir.printer import stmt_to_string
+from webhal.ir.visitor import walk
+from webhal.lang.function import Function
+from webhal.passes import (
+    add_buffer_checks,
+    bounds_inference,
+    lower_intrinsics,
+    schedule_functions,
+    simplify,
+    storage_flattening,
+    unroll,
+    vectorize,
+)
+from webhal.passes.context import LowerContext
+
+# (name, pass) in order. Each takes (stmt, ctx) and returns a stmt.
+PASSES = [
+    ("bounds inference", bounds_inference.run),
+    ("buffer checks", add_buffer_checks.run),
+    ("storage flattening", storage_flattening.run),
+    ("simplify", simplify.run),
+    ("lower intrinsics", lower_intrinsics.run),
+    ("unroll", unroll.run),
+    ("vectorize", vectorize.run),
+    ("simplify", simplify.run),
+]
+
+
+@dataclass
+class Lowered:
+    """The result of lowering: the body of the entry function and what it takes."""
+
+    name: str
+    body: st.Stmt
+    inputs: list[object]    # ImageParams, Buffers and Params, in argument order
+    outputs: list[Function]
+    ctx: LowerContext
+
+
+def debug_level() -> int:
+    try:
+        return int(os.environ.get("HL_DEBUG_CODEGEN", "0"))
+    except ValueError:
+        return 0
+
+
+def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
+    """Buffers/ImageParams and Params the definitions use, in order of first use."""
+    images: dict[str, object] = {}
+    params: dict[str, object] = {}
+    for fn in functions:
+        for d in fn.definitions:
+            nodes = [*d.args, d.value]
+            if d.rdom is not None:
+                nodes += [*d.rdom.mins, *d.rdom.extents, *d.rdom.predicates]
+            for node in nodes:
+                for n in walk(node):
+                    if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
+                        images.setdefault(n.name, n.func)
+                    elif isinstance(n, ir.Variable) and n.param is not None:
+                        if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
+                            images.setdefault(n.param.name(), n.param)
+                        else:
+                            params.setdefault(n.name, n.param)
+    return images, params
+
+
+def lower(outputs: list[Function], functions: list[Function], target, name: str,
+          arguments: list | None = None) -> Lowered:
+    images, params = gather_inputs(functions)
+    ctx = LowerContext(outputs, functions, target, images, params)
+    if arguments is None:
+        arguments = [*images.values(), *params.values()]
+    level = debug_level()
+    start = time.perf_counter()
+    s = schedule_functions.run(ctx)
+    _log(level, "schedule functions", s, None, time.perf_counter() - start)
+    for pass_name, fn in PASSES:
+        t0 = time.perf_counter()
+        new = fn(s, ctx)
+        _log(level, pass_name, new, s, time.perf_counter() - t0)
+        s = new
+    return Lowered(name, s, list(arguments), outputs, ctx)
+
+
+def _log(level: int, name: str, s: st.Stmt, before, seconds: float) -> None:
+    if level >= 2:
+        note = " (unchanged)" if s is before else ""
+        print(f"Lowering after {name}{note}:\n{stmt_to_string(s)}", file=sys.stderr)
+    elif level >= 1:
+        print(f"{name}: {seconds * 1000:.1f} ms", file=sys.stderr)
