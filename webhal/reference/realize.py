@@ -117,8 +117,9 @@ class Realizer:
             shape[axis] = ext
             env[name] = np.arange(lo, lo + ext, dtype=np.int32).reshape(shape)
         value = Evaluator(self, env).eval(d.value)
-        return np.ascontiguousarray(np.broadcast_to(value, [e for _, e in region])
-                                    .astype(fn.type.dtype))
+        # np.array, not ascontiguousarray: that one turns a zero-dimensional Func into shape (1,).
+        return np.array(np.broadcast_to(value, [e for _, e in region]), dtype=fn.type.dtype,
+                        order="C")
 
     def _grow_for_updates(self, fn: Function, region: Region) -> Region:
         """Widen region to every point the updates write or read of fn itself."""
