@@ -61,8 +61,16 @@ class FuncRef(ExprLike):
             # Halide defines the pure definition implicitly as the identity of the operator.
             v = to_node(value)
             ident = to_node(identity, like=v.type)
-            fn.define_pure([Var.implicit(i).node() for i in range(len(self._args))], ident,
-                           user_location())
+            # Its Vars are those on the left where a pure Var stands alone, implicit ones elsewhere.
+            pure, seen = [], set()
+            for i, a in enumerate(self._args):
+                alone = isinstance(a, ir.Variable) and a.rdom is None and a.param is None
+                if alone and a.name not in seen:
+                    seen.add(a.name)
+                    pure.append(a)
+                else:
+                    pure.append(Var.implicit(i).node())
+            fn.define_pure(pure, ident, user_location())
         self._func._define(self._args, op(self, value))
         return _Done()
 
