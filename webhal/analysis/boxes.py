@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, refine
 from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir import stmt as st
 
 Box = list[Interval]
@@ -54,7 +55,7 @@ class _Collector:
                 self.expr(s.min, scope, cons)
                 self.expr(s.extent, scope, cons)
                 lo = bounds_of(s.min, scope, cons)
-                last = bounds_of(ir.Sub(ir.Add(s.min, s.extent), _one(s.min)), scope, cons)
+                last = bounds_of(ops.sub(ops.add(s.min, s.extent), _one(s.min)), scope, cons)
                 inner = dict(scope)
                 inner[s.name] = Interval(lo.min, last.max)
                 self.stmt(s.body, inner, cons)
@@ -96,7 +97,6 @@ class _Collector:
 
 
 def _one(e: ir.Expr) -> ir.Expr:
-    from webhal.ir import ops
     return ops.const(1, e.type)
 
 

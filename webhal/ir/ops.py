@@ -82,8 +82,8 @@ def add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
             base = bb if ba is None else ba
             if _fits(t, ka + kb):
                 return _with_offset(base, ka + kb, t)
-        elif kb and _fits(t, ka + kb):
-            return _with_offset(ir.Add(ba, bb), ka + kb, t) if ka or kb else ir.Add(ba, bb)
+        elif (ka or kb) and _fits(t, ka + kb):
+            return _with_offset(add(ba, bb), ka + kb, t)
         if isinstance(b, ir.Sub) and b.b == a:  # a + (c - a) -> c
             return b.a
         if isinstance(a, ir.Sub) and a.b == b:  # (c - b) + b -> c

@@ -55,8 +55,8 @@ def _region_checks(name: str, box, what: str) -> list[st.Stmt]:
         hi = ops.sub(ops.add(lo, ops.var(f"{name}.extent.{d}")), ops.const(1))
         ok = ir.Or(ir.LT(iv.max, iv.min), ir.And(ir.GE(iv.min, lo), ir.LE(iv.max, hi)))
         out.append(st.AssertStmt(ok, runtime_call(
-            "halide_error_access_out_of_bounds", ir.StringImm(name), ops.const(d), iv.min,
-            iv.max, lo, hi)))
+            "halide_error_access_out_of_bounds", ir.StringImm(f"{what} {name}"), ops.const(d),
+            iv.min, iv.max, lo, hi)))
     return out
 
 

@@ -82,7 +82,7 @@ def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
 def _mux(idx: ir.Expr, values: tuple, t: Type) -> ir.Expr:
     result = values[-1]
     for i in range(len(values) - 2, -1, -1):
-        result = ir.Select(ir.LE(idx, _c(i, idx.type)), values[i], result)
+        result = ir.Select(ir.EQ(idx, _c(i, idx.type)), values[i], result)
     return result
 
 

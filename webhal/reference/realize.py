@@ -16,6 +16,7 @@ from webhal.ir import nodes as ir
 from webhal.ir.visitor import calls, walk
 from webhal.lang.function import Definition, Function
 from webhal.reference.evaluate import Evaluator
+from webhal.runtime.errors import out_of_bounds
 
 Region = list[tuple[int, int]]  # (min, extent) per dimension
 
@@ -57,14 +58,9 @@ class Realizer:
             if lo is None:
                 continue
             bmin, bmax = mins[d], mins[d] + data.shape[d] - 1
-            fix = ("; pass a larger buffer or read it through a boundary condition "
-                   "(hl.BoundaryConditions.repeat_edge)")
-            if lo < bmin:
-                raise BufferError(f"Input buffer {source.name()} is accessed at {lo}, which is "
-                                  f"before the min ({bmin}) in dimension {d}{fix}", self.where)
-            if hi > bmax:
-                raise BufferError(f"Input buffer {source.name()} is accessed at {hi}, which is "
-                                  f"beyond the max ({bmax}) in dimension {d}{fix}", self.where)
+            if lo < bmin or hi > bmax:
+                raise BufferError(out_of_bounds(f"Input buffer {source.name()}", d, lo, hi,
+                                                bmin, bmax), self.where)
         return _gather(data, mins, args, mask)
 
     def read_func(self, fn: Function, args, mask) -> np.ndarray:

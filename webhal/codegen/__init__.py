@@ -1,0 +1,1 @@
+"""Code generators: LLVM (host and wasm32, through llvmlite) and, later, WGSL."""

@@ -1,0 +1,1 @@
+"""LLVM code generation through llvmlite: types, expressions, statements, the module, targets."""

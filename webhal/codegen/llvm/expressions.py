@@ -1,0 +1,401 @@
+"""Expressions to LLVM IR, with Halide's semantics: wrapping integers, Euclidean division and
+modulo (zero for a zero divisor, no trap on INT_MIN / -1), saturating float-to-int conversion,
+NaN-propagating float min/max (as numpy's)."""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir as ll
+
+from webhal.codegen.llvm.types import I1, I8, I32, PTR, llvm_type, memory_type, scalar
+from webhal.errors import CompileError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir.printer import to_string
+from webhal.ir.types import Type
+
+_LIBM = {"exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
+         "cosh", "tanh", "asinh", "acosh", "atanh", "erf"}
+_ICMP_SIGNED = {ir.EQ: "==", ir.NE: "!=", ir.LT: "<", ir.LE: "<=", ir.GT: ">", ir.GE: ">="}
+_FCMP = {ir.EQ: ("==", True), ir.NE: ("!=", False), ir.LT: ("<", True), ir.LE: ("<=", True),
+         ir.GT: (">", True), ir.GE: (">=", True)}
+
+
+def mangle(t: ll.Type) -> str:
+    if isinstance(t, ll.VectorType):
+        return f"v{t.count}{mangle(t.element)}"
+    if isinstance(t, ll.IntType):
+        return f"i{t.width}"
+    return {ll.HalfType: "f16", ll.FloatType: "f32", ll.DoubleType: "f64"}[type(t)]
+
+
+class ExprCodegen:
+    """Expression half of the code generator; StmtCodegen adds statements."""
+
+    module: ll.Module
+    builder: ll.IRBuilder
+
+    def __init__(self):
+        self.symbols: dict[str, ll.Value] = {}
+        self.buffer_types: dict[str, Type] = {}  # element type of each buffer/allocation
+        self.user_context: ll.Value = ll.Constant(PTR, None)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def intrinsic(self, name: str, ret: ll.Type, args: list[ll.Type], overload=None):
+        overload = overload if overload is not None else [ret]
+        full = ".".join([name, *(mangle(t) for t in overload)])
+        fn = self.module.globals.get(full)
+        if fn is None:
+            fn = ll.Function(self.module, ll.FunctionType(ret, args), name=full)
+        return fn
+
+    def declare(self, name: str, ret: ll.Type, args: list[ll.Type], var_arg=False):
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ll.Function(self.module, ll.FunctionType(ret, args, var_arg=var_arg), name=name)
+        return fn
+
+    def const(self, t: Type, value) -> ll.Value:
+        lt = scalar(t)
+        if t.is_float():
+            c = ll.Constant(lt, float(value))
+        elif t.is_bool():
+            c = ll.Constant(I1, 1 if value else 0)
+        else:
+            c = ll.Constant(lt, int(value) & ((1 << t.bits) - 1))
+        return c if t.lanes == 1 else ll.Constant(ll.VectorType(lt, t.lanes), [c] * t.lanes)
+
+    def splat(self, v: ll.Value, lanes: int) -> ll.Value:
+        if lanes == 1:
+            return v
+        vt = ll.VectorType(v.type, lanes)
+        undef = ll.Constant(vt, ll.Undefined)
+        first = self.builder.insert_element(undef, v, ll.Constant(I32, 0))
+        return self.builder.shuffle_vector(first, undef, ll.Constant(ll.VectorType(I32, lanes),
+                                                                      [0] * lanes))
+
+    def string(self, text: str) -> ll.Value:
+        name = f".str.{abs(hash(text)) % (1 << 40)}"
+        g = self.module.globals.get(name)
+        if g is None:
+            data = bytearray(text.encode() + b"\0")
+            g = ll.GlobalVariable(self.module, ll.ArrayType(I8, len(data)), name=name)
+            g.global_constant = True
+            g.linkage = "private"
+            g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
+        return g.bitcast(PTR)
+
+    # -- dispatch ------------------------------------------------------------------------------
+
+    def expr(self, e: ir.Expr) -> ll.Value:
+        method = getattr(self, "_" + type(e).__name__, None)
+        if method is None:
+            raise CompileError(f"LLVM codegen cannot handle {type(e).__name__}: {to_string(e)}")
+        return method(e)
+
+    def _IntImm(self, e):
+        return self.const(e.type, e.value)
+
+    _UIntImm = _IntImm
+    _FloatImm = _IntImm
+
+    def _StringImm(self, e):
+        return self.string(e.value)
+
+    def _Variable(self, e):
+        try:
+            return self.symbols[e.name]
+        except KeyError:
+            raise CompileError(f"LLVM codegen: {e.name} is not defined here") from None
+
+    def _Broadcast(self, e):
+        return self.splat(self.expr(e.value), e.lanes)
+
+    def _Ramp(self, e):
+        base = self.splat(self.expr(e.base), e.lanes)
+        stride = self.splat(self.expr(e.stride), e.lanes)
+        t = e.base.type
+        steps = ll.Constant(ll.VectorType(scalar(t), e.lanes),
+                            [ll.Constant(scalar(t), i) for i in range(e.lanes)])
+        return self.builder.add(base, self.builder.mul(stride, steps))
+
+    def _Cast(self, e):
+        return self.convert(self.expr(e.value), e.value.type, e.type)
+
+    def convert(self, v: ll.Value, src: Type, dst: Type) -> ll.Value:
+        b, dt = self.builder, llvm_type(dst)
+        if src == dst:
+            return v
+        if dst.is_bool():
+            if src.is_float():
+                return b.fcmp_unordered("!=", v, self.const(src, 0))
+            return b.icmp_unsigned("!=", v, self.const(src, 0))
+        if src.is_float() and dst.is_float():
+            return b.fpext(v, dt) if dst.bits > src.bits else b.fptrunc(v, dt)
+        if src.is_float():
+            name = "llvm.fptosi.sat" if dst.is_int() else "llvm.fptoui.sat"
+            fn = self.intrinsic(name, dt, [v.type], [dt, v.type])
+            return b.call(fn, [v])
+        if dst.is_float():
+            if src.is_int():
+                return b.sitofp(v, dt)
+            return b.uitofp(v, dt)
+        if dst.bits > src.bits:
+            return b.sext(v, dt) if src.is_int() else b.zext(v, dt)
+        if dst.bits < src.bits:
+            return b.trunc(v, dt)
+        return v
+
+    def _Reinterpret(self, e):
+        return self.builder.bitcast(self.expr(e.value), llvm_type(e.type))
+
+    def _Add(self, e):
+        a, c = self.expr(e.a), self.expr(e.b)
+        return self.builder.fadd(a, c) if e.type.is_float() else self.builder.add(a, c)
+
+    def _Sub(self, e):
+        a, c = self.expr(e.a), self.expr(e.b)
+        return self.builder.fsub(a, c) if e.type.is_float() else self.builder.sub(a, c)
+
+    def _Mul(self, e):
+        a, c = self.expr(e.a), self.expr(e.b)
+        return self.builder.fmul(a, c) if e.type.is_float() else self.builder.mul(a, c)
+
+    def _Div(self, e):
+        return self.division(e, want_quotient=True)
+
+    def _Mod(self, e):
+        return self.division(e, want_quotient=False)
+
+    def division(self, e, want_quotient: bool) -> ll.Value:
+        b, t = self.builder, e.type
+        a, d = self.expr(e.a), self.expr(e.b)
+        if t.is_float():
+            if want_quotient:
+                return b.fdiv(a, d)
+            q = b.fdiv(a, d)
+            fl = b.call(self.intrinsic("llvm.floor", q.type, [q.type]), [q])
+            return b.fsub(a, b.fmul(d, fl))
+        k = ops.as_const(e.b)
+        if k is not None and k > 0 and k & (k - 1) == 0:  # powers of two: shifts and masks
+            shift = int(math.log2(k))
+            if want_quotient:
+                amount = self.const(t, shift)
+                return b.ashr(a, amount) if t.is_int() else b.lshr(a, amount)
+            return b.and_(a, self.const(t, k - 1))
+        zero = self.const(t, 0)
+        one = self.const(t, 1)
+        is_zero = b.icmp_unsigned("==", d, zero)
+        safe = b.select(is_zero, one, d)
+        if t.is_uint():
+            r = b.udiv(a, safe) if want_quotient else b.urem(a, safe)
+            return b.select(is_zero, zero, r)
+        # INT_MIN / -1 overflows (and traps in wasm): divide by 1 instead, which gives the
+        # wrapped quotient INT_MIN and remainder 0.
+        overflow = b.and_(b.icmp_signed("==", a, self.const(t, t.min())),
+                          b.icmp_signed("==", d, self.const(t, -1)))
+        safe = b.select(overflow, one, safe)
+        q, r = b.sdiv(a, safe), b.srem(a, safe)
+        negative_r = b.icmp_signed("<", r, zero)
+        positive_d = b.icmp_signed(">", safe, zero)
+        if want_quotient:
+            step = b.select(positive_d, self.const(t, -1), one)
+            result = b.select(negative_r, b.add(q, step), q)
+        else:
+            magnitude = b.select(positive_d, safe, b.sub(zero, safe))
+            result = b.select(negative_r, b.add(r, magnitude), r)
+        return b.select(is_zero, zero, result)
+
+    def _min_max(self, e, is_min: bool):
+        a, c = self.expr(e.a), self.expr(e.b)
+        t = e.type
+        if t.is_float():
+            name = "llvm.minimum" if is_min else "llvm.maximum"
+        elif t.is_int():
+            name = "llvm.smin" if is_min else "llvm.smax"
+        else:
+            name = "llvm.umin" if is_min else "llvm.umax"
+        return self.builder.call(self.intrinsic(name, a.type, [a.type, a.type]), [a, c])
+
+    def _Min(self, e):
+        return self._min_max(e, True)
+
+    def _Max(self, e):
+        return self._min_max(e, False)
+
+    def _compare(self, e):
+        a, c = self.expr(e.a), self.expr(e.b)
+        t = e.a.type
+        if t.is_float():
+            op, ordered = _FCMP[type(e)]
+            return self.builder.fcmp_ordered(op, a, c) if ordered else \
+                self.builder.fcmp_unordered(op, a, c)
+        if t.is_int():
+            return self.builder.icmp_signed(_ICMP_SIGNED[type(e)], a, c)
+        return self.builder.icmp_unsigned(_ICMP_SIGNED[type(e)], a, c)
+
+    _EQ = _NE = _LT = _LE = _GT = _GE = _compare
+
+    def _And(self, e):
+        return self.builder.and_(self.expr(e.a), self.expr(e.b))
+
+    def _Or(self, e):
+        return self.builder.or_(self.expr(e.a), self.expr(e.b))
+
+    def _Not(self, e):
+        return self.builder.not_(self.expr(e.a))
+
+    def _Select(self, e):
+        c = self.expr(e.condition)
+        return self.builder.select(c, self.expr(e.true_value), self.expr(e.false_value))
+
+    def _Let(self, e):
+        old = self.symbols.get(e.name)
+        self.symbols[e.name] = self.expr(e.value)
+        try:
+            return self.expr(e.body)
+        finally:
+            if old is None:
+                del self.symbols[e.name]
+            else:
+                self.symbols[e.name] = old
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def element_pointer(self, name: str, index: ll.Value, elem: ll.Type) -> ll.Value:
+        return self.builder.gep(self.symbols[name], [index], source_etype=elem)
+
+    def _Load(self, e):
+        t = e.type
+        elem = memory_type(t.element_of())
+        if t.lanes == 1:
+            v = self.builder.load(self.element_pointer(e.name, self.expr(e.index), elem),
+                                  typ=elem, align=t.bytes)
+            return self.builder.trunc(v, I1) if t.is_bool() else v
+        if isinstance(e.index, ir.Ramp) and ops.is_const(e.index.stride, 1):
+            p = self.element_pointer(e.name, self.expr(e.index.base), elem)
+            vt = memory_type(t)
+            v = self.builder.load(p, typ=vt, align=t.bytes)
+        else:
+            idx = self.expr(e.index)
+            v = ll.Constant(memory_type(t), ll.Undefined)
+            for i in range(t.lanes):
+                lane = self.builder.extract_element(idx, ll.Constant(I32, i))
+                x = self.builder.load(self.element_pointer(e.name, lane, elem), typ=elem,
+                                      align=t.bytes)
+                v = self.builder.insert_element(v, x, ll.Constant(I32, i))
+        return self.builder.trunc(v, llvm_type(t)) if t.is_bool() else v
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _Call(self, e):
+        match e.call_type:
+            case ir.CallType.INTRINSIC:
+                return self.call_intrinsic(e)
+            case ir.CallType.PURE_EXTERN:
+                return self.call_math(e)
+            case ir.CallType.RUNTIME:
+                return self.call_runtime(e)
+        raise CompileError(f"LLVM codegen: unlowered call {to_string(e)}")
+
+    def call_runtime(self, e) -> ll.Value:
+        args, types = [self.user_context], [PTR]
+        for a in e.args:
+            v = self.expr(a)
+            args.append(v)
+            types.append(PTR if isinstance(a, ir.StringImm) else v.type)
+        fn = self.declare(e.name, I32, types)
+        return self.builder.call(fn, args)
+
+    def call_intrinsic(self, e) -> ll.Value:
+        b, t = self.builder, e.type
+        args = [self.expr(a) for a in e.args]
+        lt = llvm_type(t)
+        match e.name:
+            case "bitwise_and":
+                return b.and_(*args)
+            case "bitwise_or":
+                return b.or_(*args)
+            case "bitwise_xor":
+                return b.xor(*args)
+            case "bitwise_not":
+                return b.not_(args[0])
+            case "shift_left" | "shift_right":
+                return self.shift(e, args)
+            case "abs":
+                src = e.args[0].type
+                if src.is_float():
+                    return b.call(self.intrinsic("llvm.fabs", lt, [lt]), args)
+                if src.is_uint():
+                    return args[0]
+                return b.call(self.intrinsic("llvm.abs", lt, [lt, I1]),
+                              [args[0], ll.Constant(I1, 0)])
+            case "popcount":
+                return b.call(self.intrinsic("llvm.ctpop", lt, [lt]), args)
+            case "count_leading_zeros":
+                return b.call(self.intrinsic("llvm.ctlz", lt, [lt, I1]),
+                              [args[0], ll.Constant(I1, 0)])
+            case "count_trailing_zeros":
+                return b.call(self.intrinsic("llvm.cttz", lt, [lt, I1]),
+                              [args[0], ll.Constant(I1, 0)])
+            case "likely":
+                return args[0]
+            case "floor" | "ceil" | "trunc" | "round":
+                name = {"round": "roundeven"}.get(e.name, e.name)
+                return b.call(self.intrinsic(f"llvm.{name}", lt, [lt]), args)
+            case "is_nan":
+                return b.fcmp_unordered("uno", args[0], args[0])
+            case "is_inf" | "is_finite":
+                at = args[0].type
+                fabs = b.call(self.intrinsic("llvm.fabs", at, [at]), args)
+                inf = self.const(e.args[0].type, float("inf"))
+                if e.name == "is_inf":
+                    return b.fcmp_ordered("==", fabs, inf)
+                return b.fcmp_ordered("<", fabs, inf)
+        raise CompileError(f"LLVM codegen has no rule for intrinsic {e.name}")
+
+    def shift(self, e, args) -> ll.Value:
+        b, t = self.builder, e.type
+        a, amount = args
+        left = e.name == "shift_left"
+
+        def do(left_: bool, x, n):
+            if left_:
+                return b.shl(x, n)
+            return b.ashr(x, n) if t.is_int() else b.lshr(x, n)
+        if e.args[1].type.is_int() and ops.as_const(e.args[1]) is None:
+            # A negative amount shifts the other way.
+            zero = self.const(e.args[1].type, 0)
+            negative = b.icmp_signed("<", amount, zero)
+            magnitude = b.select(negative, b.sub(zero, amount), amount)
+            return b.select(negative, do(not left, a, magnitude), do(left, a, magnitude))
+        k = ops.as_const(e.args[1])
+        if k is not None and k < 0:
+            return do(not left, a, self.const(e.args[1].type, -k))
+        return do(left, a, amount)
+
+    def call_math(self, e) -> ll.Value:
+        b, t = self.builder, e.type
+        args = [self.expr(a) for a in e.args]
+        lt = llvm_type(t)
+        if e.name == "sqrt":
+            return b.call(self.intrinsic("llvm.sqrt", lt, [lt]), args)
+        if e.name not in _LIBM:
+            raise CompileError(f"LLVM codegen has no math function {e.name}")
+        # libm works on scalars of 32 or 64 bits: widen half floats, split vectors.
+        work = t.element_of() if t.bits != 16 else Type(t.code, 32)
+        wt = scalar(work)
+        fn = self.declare(e.name + ("f" if work.bits == 32 else ""), wt, [wt] * len(args))
+
+        def one(values):
+            values = [self.convert(v, t.element_of(), work) for v in values]
+            return self.convert(b.call(fn, values), work, t.element_of())
+        if t.lanes == 1:
+            return one(args)
+        out = ll.Constant(lt, ll.Undefined)
+        for i in range(t.lanes):
+            lanes = [b.extract_element(a, ll.Constant(I32, i)) for a in args]
+            out = b.insert_element(out, one(lanes), ll.Constant(I32, i))
+        return out

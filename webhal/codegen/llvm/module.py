@@ -1,0 +1,135 @@
+"""A pipeline's entry function: `int name(halide_buffer_t *in..., scalar params...,
+halide_buffer_t *out...)` with Halide's AOT calling convention, around the lowered body."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+from llvmlite import ir as ll
+
+from webhal.codegen.llvm.statements import StmtCodegen
+from webhal.codegen.llvm.target_machine import optimize, target_machine, triple
+from webhal.codegen.llvm.types import (
+    BUFFER_DIM,
+    BUFFER_DIMENSIONS,
+    BUFFER_FLAGS,
+    BUFFER_HOST,
+    BUFFER_T,
+    BUFFER_TYPE,
+    DIMENSION_T,
+    HOST_DIRTY,
+    I32,
+    I64,
+    PTR,
+    llvm_type,
+)
+from webhal.errors import CompileError
+from webhal.pipeline import Lowered
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One parameter of the entry function, in order."""
+
+    name: str
+    is_buffer: bool
+    type: object      # element type (buffers) or value type (scalars)
+    dimensions: int   # 0 for scalars
+    is_output: bool = False
+
+
+def arguments(lowered: Lowered) -> list[Argument]:
+    out = []
+    for a in lowered.inputs:
+        if hasattr(a, "dimensions"):
+            out.append(Argument(a.name(), True, a.type(), a.dimensions()))
+        else:
+            out.append(Argument(a.name(), False, a.type(), 0))
+    for fn in lowered.outputs:
+        out.append(Argument(fn.name, True, fn.type, fn.dimensions, True))
+    return out
+
+
+def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
+    args = arguments(lowered)
+    tm = target_machine(target)
+    module = ll.Module(name=lowered.name)
+    module.triple = triple(target)
+    module.data_layout = str(tm.target_data)
+    size_t = I32 if target.bits == 32 else I64
+    cg = StmtCodegen(module, size_t)
+    fnty = ll.FunctionType(I32, [PTR if a.is_buffer else llvm_type(a.type) for a in args])
+    fn = ll.Function(module, fnty, name=lowered.name)
+    entry = fn.append_basic_block("entry")
+    body = fn.append_basic_block("body")
+    cg.function, cg.entry_block, cg.builder = fn, entry, ll.IRBuilder(body)
+    b = cg.builder
+    for a, value in zip(args, fn.args):
+        value.name = a.name
+        if a.is_buffer:
+            _unpack_buffer(cg, a, value)
+        else:
+            cg.symbols[a.name] = value
+    cg.stmt(lowered.body)
+    if not b.block.is_terminated:
+        for a, value in zip(args, fn.args):
+            if a.is_output:  # the host copy is now the newest
+                p = b.gep(value, [ll.Constant(I32, 0), ll.Constant(I32, BUFFER_FLAGS)],
+                          source_etype=BUFFER_T)
+                flags = b.load(p, typ=I64)
+                b.store(b.or_(flags, ll.Constant(I64, HOST_DIRTY)), p)
+        b.ret(ll.Constant(I32, 0))
+    ll.IRBuilder(entry).branch(body)
+    return module, args
+
+
+def _unpack_buffer(cg: StmtCodegen, a: Argument, buf: ll.Value) -> None:
+    b = cg.builder
+    name = cg.string(a.name)
+
+    def field(i, typ):
+        p = b.gep(buf, [ll.Constant(I32, 0), ll.Constant(I32, i)], source_etype=BUFFER_T)
+        return b.load(p, typ=typ)
+
+    def fail_unless(ok, error, *extra):
+        with b.if_then(b.not_(ok), likely=False):
+            types = [PTR, PTR, *(v.type for v in extra)]
+            f = cg.declare(error, I32, types)
+            b.ret(b.call(f, [cg.user_context, name, *extra]))
+
+    fail_unless(b.icmp_unsigned("!=", buf, ll.Constant(PTR, None)),
+                "halide_error_buffer_argument_is_null")
+    dims = field(BUFFER_DIMENSIONS, I32)
+    fail_unless(b.icmp_signed("==", dims, ll.Constant(I32, a.dimensions)),
+                "halide_error_bad_dimensions", dims, ll.Constant(I32, a.dimensions))
+    host = field(BUFFER_HOST, PTR)
+    fail_unless(b.icmp_unsigned("!=", host, ll.Constant(PTR, None)), "halide_error_host_is_null")
+    cg.symbols[a.name] = host
+    cg.symbols[f"{a.name}.type"] = field(BUFFER_TYPE, I32)
+    cg.symbols[f"{a.name}.dimensions"] = dims
+    dim = field(BUFFER_DIM, PTR)
+    for d in range(a.dimensions):
+        for j, what in enumerate(("min", "extent", "stride")):
+            p = b.gep(dim, [ll.Constant(I32, d), ll.Constant(I32, j)], source_etype=DIMENSION_T)
+            cg.symbols[f"{a.name}.{what}.{d}"] = b.load(p, typ=I32)
+
+
+def compile_module(module: ll.Module, target, *, jit: bool = False) -> llvm.ModuleRef:
+    """Parse, verify and optimize; the returned module is ready for emit or the JIT."""
+    tm = target_machine(target, jit=jit)
+    try:
+        ref = llvm.parse_assembly(str(module))
+        ref.verify()
+    except RuntimeError as e:
+        raise CompileError(f"webhal generated invalid LLVM IR (a webhal bug): {e}") from None
+    optimize(ref, tm)
+    return ref
+
+
+def emit_object(ref: llvm.ModuleRef, target) -> bytes:
+    return target_machine(target).emit_object(ref)
+
+
+def emit_assembly(ref: llvm.ModuleRef, target) -> str:
+    return target_machine(target).emit_assembly(ref)

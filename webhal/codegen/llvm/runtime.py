@@ -1,0 +1,134 @@
+"""The parts of webhal's runtime written as LLVM IR, linked into objects for the host JIT and
+static libraries: aligned allocation, a serial halide_do_par_for, and error functions that
+format with snprintf and report through halide_error (weak, so users can override it, as with
+Halide's runtime)."""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from webhal.codegen.llvm.target_machine import target_machine, triple
+from webhal.codegen.llvm.types import I8, I32, I64, PTR
+from webhal.runtime.errors import CODES
+
+ALIGNMENT = 128
+
+
+def _allocation(m: ll.Module, size_t: ll.IntType) -> None:
+    malloc = ll.Function(m, ll.FunctionType(PTR, [size_t]), name="malloc")
+    free = ll.Function(m, ll.FunctionType(ll.VoidType(), [PTR]), name="free")
+    word = size_t.width // 8
+    # halide_malloc: over-allocate, align to ALIGNMENT, keep malloc's pointer just before.
+    fn = ll.Function(m, ll.FunctionType(PTR, [PTR, size_t]), name="halide_malloc")
+    fn.linkage = "weak"
+    b = ll.IRBuilder(fn.append_basic_block())
+    raw = b.call(malloc, [b.add(fn.args[1], ll.Constant(size_t, ALIGNMENT + word))])
+    with b.if_then(b.icmp_unsigned("==", raw, ll.Constant(PTR, None)), likely=False):
+        b.ret(ll.Constant(PTR, None))
+    addr = b.ptrtoint(raw, size_t)
+    aligned = b.and_(b.add(addr, ll.Constant(size_t, ALIGNMENT + word - 1)),
+                     ll.Constant(size_t, -ALIGNMENT))
+    result = b.inttoptr(aligned, PTR)
+    slot = b.inttoptr(b.sub(aligned, ll.Constant(size_t, word)), PTR)
+    b.store(raw, slot)
+    b.ret(result)
+    fn = ll.Function(m, ll.FunctionType(ll.VoidType(), [PTR, PTR]), name="halide_free")
+    fn.linkage = "weak"
+    b = ll.IRBuilder(fn.append_basic_block())
+    with b.if_then(b.icmp_unsigned("==", fn.args[1], ll.Constant(PTR, None))):
+        b.ret_void()
+    slot = b.inttoptr(b.sub(b.ptrtoint(fn.args[1], size_t), ll.Constant(size_t, word)), PTR)
+    b.call(free, [b.load(slot, typ=PTR)])
+    b.ret_void()
+
+
+def _serial_par_for(m: ll.Module) -> None:
+    task_t = ll.FunctionType(I32, [PTR, I32, PTR])
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]),
+                     name="halide_do_par_for")
+    fn.linkage = "weak"
+    uc, task, lo, extent, closure = fn.args
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("loop")
+    done = fn.append_basic_block("done")
+    b = ll.IRBuilder(entry)
+    end = b.add(lo, extent)
+    b.cbranch(b.icmp_signed("<", lo, end), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(I32)
+    i.add_incoming(lo, entry)
+    # An indirect call: llvmlite takes the callee's type from a typed pointer.
+    callee = ll.instructions.CastInstr(b.block, "bitcast", task, task_t.as_pointer())
+    b._insert(callee)
+    code = b.call(callee, [uc, i, closure])
+    failed = b.icmp_signed("!=", code, ll.Constant(I32, 0))
+    with b.if_then(failed, likely=False):
+        b.ret(code)
+    nxt = b.add(i, ll.Constant(I32, 1))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
+    b.position_at_end(done)
+    b.ret(ll.Constant(I32, 0))
+
+
+_FORMATS = {
+    "halide_error_access_out_of_bounds": (
+        [PTR, I32, I32, I32, I32, I32],
+        "%s is accessed at %d..%d, outside %d..%d in dimension %d"),
+    "halide_error_bad_type": ([PTR, I32, I32], "%s has type code %u but the buffer has %u"),
+    "halide_error_bad_dimensions": ([PTR, I32, I32], "%s has %d dimensions, the buffer %d"),
+    "halide_error_constraint_violated": ([PTR, I32, PTR, I32], "constraint %s (%d) == %s (%d)"),
+    "halide_error_buffer_argument_is_null": ([PTR], "buffer argument %s is NULL"),
+    "halide_error_host_is_null": ([PTR], "buffer %s has no host memory"),
+    "halide_error_out_of_memory": ([], "out of memory"),
+}
+
+
+def _string(m: ll.Module, name: str, text: str) -> ll.Value:
+    data = bytearray(text.encode() + b"\0")
+    g = ll.GlobalVariable(m, ll.ArrayType(I8, len(data)), name=name)
+    g.global_constant, g.linkage = True, "private"
+    g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
+    return g.bitcast(PTR)
+
+
+def _errors(m: ll.Module, size_t: ll.IntType) -> None:
+    snprintf = ll.Function(m, ll.FunctionType(I32, [PTR, size_t, PTR], var_arg=True),
+                           name="snprintf")
+    fputs = ll.Function(m, ll.FunctionType(I32, [PTR, PTR]), name="fputs")
+    stderr = ll.GlobalVariable(m, PTR, name="stderr")
+    stderr.linkage = "external"
+    halide_error = ll.Function(m, ll.FunctionType(ll.VoidType(), [PTR, PTR]),
+                               name="halide_error")
+    halide_error.linkage = "weak"
+    b = ll.IRBuilder(halide_error.append_basic_block())
+    b.call(fputs, [halide_error.args[1], b.load(stderr, typ=PTR)])
+    b.call(fputs, [_string(m, ".newline", "\n"), b.load(stderr, typ=PTR)])
+    b.ret_void()
+    for name, (types, fmt) in _FORMATS.items():
+        fn = ll.Function(m, ll.FunctionType(I32, [PTR, *types]), name=name)
+        fn.linkage = "weak"
+        b = ll.IRBuilder(fn.append_basic_block())
+        buf = b.alloca(ll.ArrayType(I8, 512))
+        args = list(fn.args[1:])
+        if name == "halide_error_access_out_of_bounds":  # name, min, max, lo, hi, dim
+            args = [args[0], args[2], args[3], args[4], args[5], args[1]]
+        b.call(snprintf, [b.bitcast(buf, PTR), ll.Constant(size_t, 512),
+                          _string(m, f".fmt.{name}", "Error: " + fmt), *args])
+        b.call(halide_error, [fn.args[0], b.bitcast(buf, PTR)])
+        b.ret(ll.Constant(I32, CODES[name]))
+
+
+def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:
+    """A module with the runtime parts asked for: allocation, par_for, errors."""
+    m = ll.Module(name="webhal_runtime")
+    m.triple = triple(target)
+    m.data_layout = str(target_machine(target).target_data)
+    size_t = I32 if target.bits == 32 else I64
+    if "allocation" in parts:
+        _allocation(m, size_t)
+    if "par_for" in parts:
+        _serial_par_for(m)
+    if "errors" in parts:
+        _errors(m, size_t)
+    return m

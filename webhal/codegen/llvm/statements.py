@@ -1,0 +1,204 @@
+"""Statements to LLVM IR: loops (parallel ones outlined into tasks for halide_do_par_for),
+lets, allocations (stack when small and constant, else halide_malloc/halide_free), assertions
+that return the runtime's error code, and stores."""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from webhal.codegen.llvm.expressions import ExprCodegen
+from webhal.codegen.llvm.types import I32, PTR, llvm_type, memory_type
+from webhal.errors import CompileError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.visitor import walk
+from webhal.lang.schedule import ForType
+
+STACK_LIMIT = 16 * 1024  # bytes: constant-size allocations up to this live on the stack
+
+
+def opaque(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
+    """v as an opaque `ptr` (llvmlite types allocas as typed pointers)."""
+    cast = ll.instructions.CastInstr(b.block, "bitcast", v, PTR)
+    b._insert(cast)
+    return cast
+
+
+class StmtCodegen(ExprCodegen):
+    def __init__(self, module: ll.Module, size_t: ll.IntType):
+        super().__init__()
+        self.module = module
+        self.size_t = size_t
+        self.function: ll.Function | None = None
+        self.entry_block: ll.Block | None = None
+        self.task_count = 0
+
+    def stmt(self, s: st.Stmt) -> None:
+        method = getattr(self, "_s_" + type(s).__name__, None)
+        if method is None:
+            raise CompileError(f"LLVM codegen cannot handle statement {type(s).__name__}")
+        method(s)
+
+    def bind(self, name: str, value: ll.Value, body) -> None:
+        old = self.symbols.get(name)
+        self.symbols[name] = value
+        try:
+            body()
+        finally:
+            if old is None:
+                self.symbols.pop(name, None)
+            else:
+                self.symbols[name] = old
+
+    def _s_LetStmt(self, s):
+        self.bind(s.name, self.expr(s.value), lambda: self.stmt(s.body))
+
+    def _s_Block(self, s):
+        for x in s.stmts:
+            self.stmt(x)
+
+    def _s_ProducerConsumer(self, s):
+        self.stmt(s.body)
+
+    def _s_Evaluate(self, s):
+        self.expr(s.value)
+
+    def _s_IfThenElse(self, s):
+        cond = self.expr(s.condition)
+        if s.else_case is None:
+            with self.builder.if_then(cond):
+                self.stmt(s.then_case)
+        else:
+            with self.builder.if_else(cond) as (then, otherwise):
+                with then:
+                    self.stmt(s.then_case)
+                with otherwise:
+                    self.stmt(s.else_case)
+
+    def _s_AssertStmt(self, s):
+        ok = self.expr(s.condition)
+        with self.builder.if_then(self.builder.not_(ok), likely=False):
+            code = self.expr(s.message)
+            self.builder.ret(code)
+
+    def _s_Store(self, s):
+        value_t = s.value.type
+        v = self.expr(s.value)
+        if value_t.is_bool():
+            v = self.builder.zext(v, memory_type(value_t))
+        elem = memory_type(value_t.element_of())
+        if value_t.lanes == 1:
+            p = self.element_pointer(s.name, self.expr(s.index), elem)
+            self.builder.store(v, p, align=value_t.bytes)
+        elif isinstance(s.index, ir.Ramp) and ops.is_const(s.index.stride, 1):
+            p = self.element_pointer(s.name, self.expr(s.index.base), elem)
+            self.builder.store(v, p, align=value_t.bytes)
+        else:
+            idx = self.expr(s.index)
+            for i in range(value_t.lanes):
+                lane = self.builder.extract_element(idx, ll.Constant(I32, i))
+                x = self.builder.extract_element(v, ll.Constant(I32, i))
+                self.builder.store(x, self.element_pointer(s.name, lane, elem),
+                                   align=value_t.bytes)
+
+    def _s_Allocate(self, s):
+        elem = memory_type(s.type)
+        size = ops.as_const(s.size)
+        b = self.builder
+        if size is not None and size * s.type.bytes <= STACK_LIMIT:
+            with b.goto_block(self.entry_block):
+                b.position_at_start(self.entry_block)
+                ptr = opaque(b, b.alloca(ll.ArrayType(elem, max(size, 1)), name=s.name))
+            self.bind(s.name, ptr, lambda: self.stmt(s.body))
+            return
+        count = b.zext(self.expr(s.size), self.size_t) if self.size_t.width > 32 else \
+            self.expr(s.size)
+        nbytes = b.mul(count, ll.Constant(self.size_t, s.type.bytes))
+        malloc = self.declare("halide_malloc", PTR, [PTR, self.size_t])
+        free = self.declare("halide_free", ll.VoidType(), [PTR, PTR])
+        ptr = b.call(malloc, [self.user_context, nbytes], name=s.name)
+        failed = b.icmp_unsigned("==", ptr, ll.Constant(PTR, None))
+        with b.if_then(failed, likely=False):
+            oom = self.declare("halide_error_out_of_memory", I32, [PTR])
+            b.ret(b.call(oom, [self.user_context]))
+        self.bind(s.name, ptr, lambda: self.stmt(s.body))
+        self.builder.call(free, [self.user_context, ptr])
+
+    def _s_For(self, s):
+        if s.for_type is ForType.Parallel:
+            self.parallel_for(s)
+        else:  # serial; GPU loops on a target without a GPU run here too, one after another
+            self.serial_for(s)
+
+    def serial_for(self, s):
+        b = self.builder
+        lo = self.expr(s.min)
+        end = b.add(lo, self.expr(s.extent))
+        pre = b.block
+        header = b.append_basic_block(f"{s.name}.header")
+        body = b.append_basic_block(f"{s.name}.body")
+        after = b.append_basic_block(f"{s.name}.end")
+        b.cbranch(b.icmp_signed("<", lo, end), header, after)
+        b.position_at_end(header)
+        i = b.phi(I32, name=s.name)
+        i.add_incoming(lo, pre)
+        b.branch(body)
+        b.position_at_end(body)
+        self.bind(s.name, i, lambda: self.stmt(s.body))
+        nxt = b.add(i, ll.Constant(I32, 1))
+        i.add_incoming(nxt, b.block)
+        b.cbranch(b.icmp_signed("<", nxt, end), header, after)
+        b.position_at_end(after)
+
+    def parallel_for(self, s):
+        """Outline the body into `int task(void *uc, int i, uint8_t *closure)` and hand it to
+        halide_do_par_for; the closure carries every value the body uses from outside."""
+        used = {n.name for n in walk(s.body) if isinstance(n, ir.Variable)}
+        used |= {n.name for n in walk(s.body) if isinstance(n, ir.Load | st.Store)}
+        captured = sorted(n for n in used if n in self.symbols and n != s.name)
+        values = [self.symbols[n] for n in captured]
+        closure_t = ll.LiteralStructType([v.type for v in values])
+        b = self.builder
+        with b.goto_block(self.entry_block):
+            b.position_at_start(self.entry_block)
+            closure = opaque(b, b.alloca(closure_t, name=f"{s.name}.closure"))
+        for i, v in enumerate(values):
+            b.store(v, b.gep(closure, [ll.Constant(I32, 0), ll.Constant(I32, i)],
+                             source_etype=closure_t))
+        task = self.outline_task(s, captured, closure_t)
+        par_for = self.declare("halide_do_par_for", I32, [PTR, PTR, I32, I32, PTR])
+        lo = self.expr(s.min)
+        code = b.call(par_for, [self.user_context, task, lo, self.expr(s.extent), closure])
+        with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
+            b.ret(code)
+
+    def outline_task(self, s, captured: list[str], closure_t) -> ll.Function:
+        self.task_count += 1
+        fn = ll.Function(self.module, ll.FunctionType(I32, [PTR, I32, PTR]),
+                         name=f"{self.function.name}.par_for.{self.task_count}")
+        fn.linkage = "internal"
+        saved = (self.builder, self.function, self.entry_block, dict(self.symbols),
+                 self.user_context)
+        entry = fn.append_basic_block("entry")
+        body = fn.append_basic_block("body")
+        self.builder, self.function, self.entry_block = ll.IRBuilder(body), fn, entry
+        uc, index, closure = fn.args
+        self.user_context = uc
+        self.symbols = {}
+        for i, name in enumerate(captured):
+            p = self.builder.gep(closure, [ll.Constant(I32, 0), ll.Constant(I32, i)],
+                                 source_etype=closure_t)
+            self.symbols[name] = self.builder.load(p, typ=closure_t.elements[i])
+        self.symbols[s.name] = index
+        self.stmt(s.body)
+        if not self.builder.block.is_terminated:
+            self.builder.ret(ll.Constant(I32, 0))
+        ll.IRBuilder(entry).branch(body)
+        (self.builder, self.function, self.entry_block, self.symbols,
+         self.user_context) = saved
+        return fn
+
+
+def value_type(t) -> ll.Type:
+    return llvm_type(t)

@@ -1,0 +1,48 @@
+"""LLVM target machines for webhal targets, and the optimization pipeline."""
+
+from __future__ import annotations
+
+import functools
+
+import llvmlite.binding as llvm
+
+from webhal.errors import CompileError
+
+
+@functools.cache
+def _initialize() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+def triple(target) -> str:
+    return target.llvm_triple if target.is_wasm else llvm.get_process_triple()
+
+
+def target_machine(target, *, jit: bool = False) -> llvm.TargetMachine:
+    """The machine for `target`: wasm32 with exactly the target's wasm features, or this host's
+    CPU with the target's x86 features."""
+    _initialize()
+    t = triple(target)
+    try:
+        lt = llvm.Target.from_triple(t)
+    except RuntimeError as e:
+        raise CompileError(f"llvmlite has no LLVM target for {t}: {e}") from None
+    if target.is_wasm:
+        return lt.create_target_machine(cpu="generic", features=target.llvm_cpu_features,
+                                        opt=3, reloc="static")
+    features = target.llvm_cpu_features if target.arch == "x86" else ""
+    return lt.create_target_machine(cpu=llvm.get_host_cpu_name(), features=features, opt=3,
+                                    reloc="pic" if not jit else "default",
+                                    codemodel="jitdefault" if jit else "small")
+
+
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """LLVM's -O3 pipeline, without the loop vectorizer: vector widths are the schedule's."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = False
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module, pb)

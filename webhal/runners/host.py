@@ -1,0 +1,68 @@
+"""Run a lowered pipeline in this process: LLVM's JIT for the host CPU, buffers passed as
+halide_buffer_t over numpy memory, runtime calls answered by webhal.runtime.host."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+import llvmlite.binding as llvm
+
+from webhal.codegen.llvm.module import build_module, compile_module
+from webhal.codegen.llvm.runtime import runtime_module
+from webhal.codegen.llvm.target_machine import target_machine
+from webhal.ir.types import Type
+from webhal.runtime import host as rt
+from webhal.runtime.buffers import HostBuffer
+
+_CTYPES = {("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16, ("int", 32): ctypes.c_int32,
+           ("int", 64): ctypes.c_int64, ("uint", 1): ctypes.c_bool, ("uint", 8): ctypes.c_uint8,
+           ("uint", 16): ctypes.c_uint16, ("uint", 32): ctypes.c_uint32,
+           ("uint", 64): ctypes.c_uint64, ("float", 32): ctypes.c_float,
+           ("float", 64): ctypes.c_double}
+
+
+@functools.cache
+def _register_runtime() -> None:
+    for name, cb in rt.CALLBACKS.items():
+        llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
+    libm = ctypes.util.find_library("m")
+    if libm:
+        llvm.load_library_permanently(libm)
+
+
+def scalar_ctype(t: Type):
+    if t.is_float() and t.bits == 16:
+        return ctypes.c_uint16  # passed as its bits
+    return _CTYPES[(t.code.value, t.bits)]
+
+
+class HostPipeline:
+    """A pipeline compiled for this CPU. Call with the argument values in order (hl.Buffers for
+    buffer arguments, Python numbers for scalars); returns the error code (0 on success)."""
+
+    def __init__(self, lowered, target):
+        _register_runtime()
+        module, self.arguments = build_module(lowered, target)
+        ref = compile_module(module, target, jit=True)
+        runtime = llvm.parse_assembly(str(runtime_module(target, ("allocation",))))
+        self.engine = llvm.create_mcjit_compiler(ref, target_machine(target, jit=True))
+        self.engine.add_module(runtime)
+        self.engine.finalize_object()
+        address = self.engine.get_function_address(lowered.name)
+        argtypes = [ctypes.c_void_p if a.is_buffer else scalar_ctype(a.type)
+                    for a in self.arguments]
+        self.function = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
+
+    def __call__(self, values) -> int:
+        keep, args = [], []
+        for a, v in zip(self.arguments, values):
+            if a.is_buffer:
+                hb = HostBuffer(v)
+                keep.append(hb)
+                args.append(hb.pointer)
+            else:
+                args.append(v)
+        rt.take_error()
+        return self.function(*args)

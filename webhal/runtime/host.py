@@ -1,0 +1,100 @@
+"""The runtime functions the host JIT resolves to Python: error reporting (the message becomes
+the raised exception) and halide_do_par_for on real threads (ctypes releases the GIL while a
+task runs)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from webhal.runtime import errors
+
+_state = threading.local()
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_in_worker = threading.local()
+
+TASK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+
+
+def take_error():
+    """The (message, exception class) of the last runtime error on this thread, once."""
+    e = getattr(_state, "error", None)
+    _state.error = None
+    return e
+
+
+def _report(name: str, args) -> int:
+    if getattr(_state, "error", None) is None:
+        _state.error = errors.message(name, args)
+    return errors.CODES.get(name, -1)
+
+
+def _cstr(p) -> str:
+    return ctypes.string_at(p).decode(errors="replace") if p else "?"
+
+
+def _pool_for() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
+                                       thread_name_prefix="webhal-par-for",
+                                       initializer=lambda: setattr(_in_worker, "on", True))
+        return _pool
+
+
+def _do_par_for(uc, task_ptr, lo, extent, closure) -> int:
+    task = TASK(task_ptr)
+    workers = os.cpu_count() or 2
+    if extent <= 1 or workers == 1 or getattr(_in_worker, "on", False):
+        for i in range(lo, lo + extent):  # nested parallel loops run inside one task
+            code = task(uc, i, closure)
+            if code:
+                return code
+        return 0
+    chunks = min(workers, extent)
+    bounds = [lo + extent * k // chunks for k in range(chunks + 1)]
+
+    def run(k):
+        for i in range(bounds[k], bounds[k + 1]):
+            code = task(uc, i, closure)
+            if code:
+                return code
+        return 0
+    results = list(_pool_for().map(run, range(chunks)))
+    return next((c for c in results if c), 0)
+
+
+_S = ctypes.c_char_p
+_I = ctypes.c_int32
+_P = ctypes.c_void_p
+
+
+def _error_callback(name: str, argtypes, strings: tuple[int, ...]):
+    proto = ctypes.CFUNCTYPE(ctypes.c_int32, _P, *argtypes)
+
+    def fn(uc, *args):
+        args = [_cstr(a) if i in strings else a for i, a in enumerate(args)]
+        return _report(name, args)
+    return proto(fn)
+
+
+CALLBACKS = {
+    "halide_error_access_out_of_bounds": _error_callback(
+        "halide_error_access_out_of_bounds", [_P, _I, _I, _I, _I, _I], (0,)),
+    "halide_error_bad_type": _error_callback("halide_error_bad_type", [_P, ctypes.c_uint32,
+                                                                        ctypes.c_uint32], (0,)),
+    "halide_error_bad_dimensions": _error_callback("halide_error_bad_dimensions",
+                                                   [_P, _I, _I], (0,)),
+    "halide_error_constraint_violated": _error_callback(
+        "halide_error_constraint_violated", [_P, _I, _P, _I], (0, 2)),
+    "halide_error_buffer_argument_is_null": _error_callback(
+        "halide_error_buffer_argument_is_null", [_P], (0,)),
+    "halide_error_host_is_null": _error_callback("halide_error_host_is_null", [_P], (0,)),
+    "halide_error_out_of_memory": _error_callback("halide_error_out_of_memory", [], ()),
+    "halide_do_par_for": ctypes.CFUNCTYPE(ctypes.c_int, _P, _P, ctypes.c_int, ctypes.c_int,
+                                          _P)(_do_par_for),
+}
