@@ -1,0 +1,132 @@
+"""Run a lowered pipeline as a standalone wasm module in wasmtime: the object from LLVM is linked
+by wasm-ld; the module's imports (allocation, errors, halide_do_par_for, libm) are answered from
+Python; buffers are copied into its memory and outputs copied back."""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+import wasmtime
+
+from webhal.codegen.llvm.module import build_module, compile_module, emit_object
+from webhal.runtime import errors
+from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
+from webhal.toolchain import find_wasm_ld, run_tool
+
+_MATH = {"expf": math.exp, "logf": math.log, "powf": math.pow, "sinf": math.sin,
+         "cosf": math.cos, "tanf": math.tan, "asinf": math.asin, "acosf": math.acos,
+         "atanf": math.atan, "atan2f": math.atan2, "sinhf": math.sinh, "coshf": math.cosh,
+         "tanhf": math.tanh, "asinhf": math.asinh, "acoshf": math.acosh, "atanhf": math.atanh,
+         "erff": math.erf}
+_MATH.update({k[:-1]: v for k, v in list(_MATH.items())})
+
+
+def _math(fn):
+    def call(*args):
+        try:
+            return fn(*args)
+        except (ValueError, OverflowError):
+            return float("nan") if fn is not math.exp else float("inf")
+    return call
+
+
+def link_standalone(obj: bytes, name: str, target) -> bytes:
+    """A wasm module exporting the pipeline, its memory, function table and heap base."""
+    ld = find_wasm_ld()
+    with tempfile.TemporaryDirectory(prefix="webhal-ld-") as tmp:
+        o, out = os.path.join(tmp, f"{name}.o"), os.path.join(tmp, f"{name}.wasm")
+        with open(o, "wb") as f:
+            f.write(obj)
+        cmd = [ld.path, "--no-entry", f"--export={name}", "--export=__heap_base",
+               "--export-table", "--allow-undefined", "-z", "stack-size=1048576",
+               "--initial-memory=4194304", "-o", out, o]
+        if target.has_feature("wasm_threads"):
+            cmd[1:1] = ["--shared-memory", "--max-memory=2147483648",
+                        "--no-check-features"]
+        run_tool(cmd, what="wasm-ld", hint="install lld (apt-get install emscripten brings "
+                                             "wasm-ld-14), or run `make setup`")
+        with open(out, "rb") as f:
+            return f.read()
+
+
+class WasmPipeline:
+    """A pipeline compiled to wasm and instantiated in wasmtime. Call with argument values in
+    order (hl.Buffers for buffers, numbers for scalars); returns the error code."""
+
+    def __init__(self, lowered, target):
+        module, self.arguments = build_module(lowered, target)
+        obj = emit_object(compile_module(module, target), target)
+        self.wasm = link_standalone(obj, lowered.name, target)
+        config = wasmtime.Config()
+        config.wasm_simd = True
+        config.wasm_threads = target.has_feature("wasm_threads")
+        config.wasm_bulk_memory = True
+        self.engine = wasmtime.Engine(config)
+        self.store = wasmtime.Store(self.engine)
+        wmod = wasmtime.Module(self.engine, self.wasm)
+        self.error = None
+        linker = wasmtime.Linker(self.engine)
+        for imp in wmod.imports:
+            if isinstance(imp.type, wasmtime.FuncType):
+                linker.define_func(imp.module, imp.name, imp.type, self._import(imp.name))
+        self.instance = linker.instantiate(self.store, wmod)
+        exports = self.instance.exports(self.store)
+        self.heap = WasmHeap(self.store, exports["memory"],
+                             exports["__heap_base"].value(self.store))
+        self.table = exports["__indirect_function_table"]
+        self.entry = exports[lowered.name]
+
+    def _import(self, name: str):
+        if name in _MATH:
+            return _math(_MATH[name])
+        if name == "halide_malloc":
+            return lambda uc, size: self.heap.malloc(size)
+        if name == "halide_free":
+            return lambda uc, ptr: self.heap.free(ptr)
+        if name == "halide_do_par_for":
+            return self._do_par_for
+        if name.startswith("halide_error"):
+            return self._error_function(name)
+        raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
+
+    def _error_function(self, name: str):
+        strings = {"halide_error_constraint_violated": (0, 2)}.get(name, (0,))
+
+        def report(uc, *args):
+            args = [self.heap.string(a) if i in strings else a for i, a in enumerate(args)]
+            if self.error is None:
+                self.error = errors.message(name, args)
+            return errors.CODES.get(name, -1)
+        return report
+
+    def _do_par_for(self, uc, task, lo, extent, closure):
+        fn = self.table.get(self.store, task)
+        for i in range(lo, lo + extent):  # wasmtime from Python runs tasks one at a time
+            code = fn(self.store, uc, i, closure)
+            if code:
+                return code
+        return 0
+
+    def take_error(self):
+        e, self.error = self.error, None
+        return e
+
+    def __call__(self, values) -> int:
+        self.heap.reset()
+        self.error = None
+        args, outputs = [], []
+        for a, v in zip(self.arguments, values):
+            if a.is_buffer:
+                wb = WasmBuffer(self.heap, v, copy_in=not a.is_output)
+                args.append(wb.address)
+                if a.is_output:
+                    outputs.append(wb)
+            else:
+                args.append(int(v) if not a.type.is_float() else float(v))
+        code = self.entry(self.store, *args)
+        if code == 0:
+            for wb in outputs:
+                wb.copy_out(self.heap)
+        return code

@@ -1,0 +1,97 @@
+"""Memory of a standalone wasm pipeline, managed from Python: a heap above `__heap_base` that
+grows the wasm memory on demand. Allocations made for one call are released together after it;
+within a call, blocks freed in reverse order of allocation (the pattern of allocations inside
+loops) are reused."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from webhal.passes.add_buffer_checks import type_code
+
+PAGE = 65536
+ALIGN = 64
+
+
+class WasmHeap:
+    def __init__(self, store, memory, heap_base: int):
+        self.store, self.memory = store, memory
+        self.base = (heap_base + ALIGN - 1) // ALIGN * ALIGN
+        self.top = self.base
+        self.blocks: list[tuple[int, int]] = []  # (address, end), in allocation order
+
+    def reset(self) -> None:
+        self.top = self.base
+        self.blocks.clear()
+
+    def malloc(self, size: int) -> int:
+        addr = self.top
+        end = (addr + max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
+        have = self.memory.size(self.store) * PAGE
+        if end > have:
+            self.memory.grow(self.store, (end - have + PAGE - 1) // PAGE)
+        self.top = end
+        self.blocks.append((addr, end))
+        return addr
+
+    def free(self, addr: int) -> None:
+        if self.blocks and self.blocks[-1][0] == addr:
+            self.blocks.pop()
+            self.top = self.blocks[-1][1] if self.blocks else self.base
+
+    def view(self) -> np.ndarray:
+        """All of memory as bytes (re-take after anything that may grow it)."""
+        ptr = self.memory.data_ptr(self.store)
+        size = self.memory.data_len(self.store)
+        return np.ctypeslib.as_array(ptr, shape=(size,))
+
+    def write(self, addr: int, data: bytes | np.ndarray) -> None:
+        raw = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else \
+            np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        self.view()[addr:addr + raw.size] = raw
+
+    def read(self, addr: int, nbytes: int) -> np.ndarray:
+        return self.view()[addr:addr + nbytes].copy()
+
+    def string(self, addr: int) -> str:
+        mem = self.view()
+        end = addr
+        while end < mem.size and mem[end] != 0:
+            end += 1
+        return bytes(mem[addr:end]).decode(errors="replace")
+
+
+class WasmBuffer:
+    """An hl.Buffer copied into wasm memory (dense, x-first) with a 32-bit halide_buffer_t."""
+
+    # halide_buffer_t on wasm32: u64 device, ptr device_interface, ptr host, u64 flags,
+    # u32 type, i32 dimensions, ptr dim, ptr padding: 40 bytes.
+    LAYOUT = struct.Struct("<QIIQIiII")
+
+    def __init__(self, heap: WasmHeap, buf, copy_in: bool):
+        self.buffer = buf
+        data = buf.data()
+        self.shape = data.shape
+        self.dtype = data.dtype
+        self.nbytes = data.size * data.itemsize
+        self.host = heap.malloc(self.nbytes)
+        if copy_in and self.nbytes:
+            heap.write(self.host, np.asfortranarray(data).T)  # x-first and dense
+        dims = data.ndim
+        self.dim = heap.malloc(16 * max(dims, 1))
+        stride, packed = 1, b""
+        for d in range(dims):
+            packed += struct.pack("<iiiI", buf.mins()[d], data.shape[d], stride, 0)
+            stride *= data.shape[d]
+        heap.write(self.dim, packed or b"\0" * 16)
+        self.address = heap.malloc(self.LAYOUT.size)
+        heap.write(self.address, self.LAYOUT.pack(0, 0, self.host, 0, type_code(buf.type()),
+                                                  dims, self.dim, 0))
+
+    def copy_out(self, heap: WasmHeap) -> None:
+        raw = heap.read(self.host, self.nbytes)
+        # Memory holds x fastest: read it as C order of the reversed shape, then transpose.
+        values = raw.view(self.dtype).reshape(tuple(reversed(self.shape)))
+        self.buffer.data()[...] = values.T
