@@ -244,6 +244,34 @@ class Func(Stage):
         from webhal.lang.pipeline import Pipeline
         return Pipeline(self).realize(sizes, target)
 
+    def compile_jit(self, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_jit(target)
+
+    def compile_to_static_library(self, filename_prefix, arguments, fn_name=None, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_static_library(filename_prefix, arguments, fn_name, target)
+
+    def compile_to_object(self, filename, arguments, fn_name, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_object(filename, arguments, fn_name, target)
+
+    def compile_to_header(self, filename, arguments, fn_name, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_header(filename, arguments, fn_name, target)
+
+    def compile_to_assembly(self, filename, arguments, fn_name, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_assembly(filename, arguments, fn_name, target)
+
+    def compile_to_llvm_assembly(self, filename, arguments, fn_name, target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_llvm_assembly(filename, arguments, fn_name, target)
+
+    def compile_to_lowered_stmt(self, filename, arguments, fn_name="pipeline", target=None):
+        from webhal.lang.pipeline import Pipeline
+        Pipeline(self).compile_to_lowered_stmt(filename, arguments, fn_name, target)
+
     def print_loop_nest(self) -> None:
         from webhal.lang.pipeline import Pipeline
         Pipeline(self).print_loop_nest()

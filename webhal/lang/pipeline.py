@@ -67,6 +67,46 @@ class Pipeline:
             out.append(Buffer(f.type(), sizes, name=f.name()))
         return out
 
+    # -- compiling -----------------------------------------------------------------------------
+
+    def compile_jit(self, target=None):
+        """Compile now for a JIT target (host or wasm in wasmtime); realize reuses it."""
+        from webhal.jit import compile_jit
+        from webhal.target import Target, get_jit_target_from_environment
+        t = get_jit_target_from_environment() if target is None else Target(target)
+        self.validate_schedules()
+        compile_jit(self, t)
+
+    def compile_to_static_library(self, filename_prefix, arguments, fn_name=None, target=None):
+        """<prefix>.a and <prefix>.h for linking with emcc (wasm targets) or a C compiler."""
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_static_library(self, filename_prefix, arguments, fn_name, target)
+
+    def compile_to_object(self, filename, arguments, fn_name, target=None):
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_object(self, filename, arguments, fn_name, target)
+
+    def compile_to_header(self, filename, arguments, fn_name, target=None):
+        from webhal import aot
+        aot.compile_to_header(self, filename, arguments, fn_name, target)
+
+    def compile_to_assembly(self, filename, arguments, fn_name, target=None):
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_assembly(self, filename, arguments, fn_name, target)
+
+    def compile_to_llvm_assembly(self, filename, arguments, fn_name, target=None):
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_llvm_assembly(self, filename, arguments, fn_name, target)
+
+    def compile_to_lowered_stmt(self, filename, arguments, fn_name="pipeline", target=None):
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_lowered_stmt(self, filename, arguments, fn_name, target)
+
     # -- schedule checks -----------------------------------------------------------------------
 
     def validate_schedules(self) -> None:
