@@ -1,0 +1,1670 @@
+	.file	"<string>"
+	.globaltype	__stack_pointer, i32
+	.functype	blur_u16 (i32, i32) -> (i32)
+	.functype	halide_error_buffer_argument_is_null (i32, i32) -> (i32)
+	.functype	halide_error_bad_dimensions (i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_host_is_null (i32, i32) -> (i32)
+	.functype	halide_error_constraint_violated (i32, i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_bad_type (i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_access_out_of_bounds (i32, i32, i32, i32, i32, i32, i32) -> (i32)
+	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
+	.functype	halide_malloc (i32, i32) -> (i32)
+	.functype	halide_free (i32, i32) -> ()
+	.functype	halide_error_out_of_memory (i32) -> (i32)
+	.functype	halide_do_par_for (i32, i32, i32, i32, i32) -> (i32)
+	.section	.text.blur_u16,"",@
+	.globl	blur_u16
+	.type	blur_u16,@function
+blur_u16:
+	.functype	blur_u16 (i32, i32) -> (i32)
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	global.get	__stack_pointer
+	i32.const	48
+	i32.sub 
+	local.tee	2
+	global.set	__stack_pointer
+	block   	
+	block   	
+	local.get	0
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	call	halide_error_buffer_argument_is_null
+	local.set	0
+	br      	1
+.LBB0_2:
+	end_block
+	block   	
+	local.get	0
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	2
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	local.get	3
+	i32.const	2
+	call	halide_error_bad_dimensions
+	local.set	0
+	br      	1
+.LBB0_4:
+	end_block
+	block   	
+	local.get	0
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.tee	4
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	call	halide_error_host_is_null
+	local.set	0
+	br      	1
+.LBB0_6:
+	end_block
+	block   	
+	local.get	1
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.1002451226316
+	call	halide_error_buffer_argument_is_null
+	local.set	0
+	br      	1
+.LBB0_8:
+	end_block
+	block   	
+	local.get	1
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	2
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.1002451226316
+	local.get	3
+	i32.const	2
+	call	halide_error_bad_dimensions
+	local.set	0
+	br      	1
+.LBB0_10:
+	end_block
+	block   	
+	local.get	1
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.tee	5
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.1002451226316
+	call	halide_error_host_is_null
+	local.set	0
+	br      	1
+.LBB0_12:
+	end_block
+	block   	
+	local.get	0
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	1
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.141206699596
+	local.get	6
+	i32.const	.L.str.724455403872
+	i32.const	1
+	call	halide_error_constraint_violated
+	local.set	0
+	br      	1
+.LBB0_14:
+	end_block
+	block   	
+	local.get	0
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.tee	0
+	i32.const	69633
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	local.get	0
+	i32.const	69633
+	call	halide_error_bad_type
+	local.set	0
+	br      	1
+.LBB0_16:
+	end_block
+	block   	
+	local.get	1
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.tee	0
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	1
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.237509290095
+	local.get	6
+	i32.const	.L.str.724455403872
+	i32.const	1
+	call	halide_error_constraint_violated
+	local.set	0
+	br      	1
+.LBB0_18:
+	end_block
+	block   	
+	local.get	1
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	69633
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.1002451226316
+	local.get	6
+	i32.const	69633
+	call	halide_error_bad_type
+	local.set	0
+	br      	1
+.LBB0_20:
+	end_block
+	local.get	3
+	i32.load	0
+	local.set	7
+	local.get	3
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	8
+	local.get	3
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	9
+	local.get	3
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.set	10
+	local.get	0
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	11
+	local.get	0
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	12
+	local.get	0
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.set	6
+	block   	
+	local.get	0
+	i32.const	4
+	i32.add 
+	i32.load	0
+	local.tee	13
+	local.get	0
+	i32.load	0
+	local.tee	0
+	i32.add 
+	local.tee	14
+	i32.const	1
+	i32.add 
+	local.tee	15
+	local.get	13
+	i32.const	-8
+	i32.add 
+	local.tee	13
+	local.get	13
+	local.get	13
+	i32.const	31
+	i32.shr_s
+	i32.and 
+	local.tee	13
+	i32.sub 
+	local.tee	16
+	i32.const	31
+	i32.shr_s
+	local.get	16
+	i32.and 
+	local.get	13
+	local.get	0
+	i32.add 
+	local.tee	13
+	i32.add 
+	local.tee	16
+	i32.lt_s
+	br_if   	0
+	local.get	15
+	local.get	7
+	local.get	3
+	i32.const	4
+	i32.add 
+	i32.load	0
+	i32.add 
+	i32.const	-1
+	i32.add 
+	local.tee	3
+	i32.gt_s
+	local.get	16
+	local.get	7
+	i32.lt_s
+	i32.or  
+	i32.eqz
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.676438029201
+	i32.const	0
+	local.get	16
+	local.get	15
+	local.get	7
+	local.get	3
+	call	halide_error_access_out_of_bounds
+	local.set	0
+	br      	1
+.LBB0_23:
+	end_block
+	block   	
+	local.get	12
+	local.get	6
+	i32.add 
+	local.tee	16
+	i32.const	1
+	i32.add 
+	local.tee	15
+	local.get	12
+	i32.const	-8
+	i32.add 
+	local.tee	3
+	i32.const	31
+	i32.shr_s
+	local.get	3
+	i32.and 
+	local.get	6
+	i32.add 
+	local.tee	3
+	i32.lt_s
+	br_if   	0
+	local.get	15
+	local.get	10
+	local.get	9
+	i32.add 
+	i32.const	-1
+	i32.add 
+	local.tee	9
+	i32.gt_s
+	local.get	3
+	local.get	10
+	i32.lt_s
+	i32.or  
+	i32.eqz
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.676438029201
+	i32.const	1
+	local.get	3
+	local.get	15
+	local.get	10
+	local.get	9
+	call	halide_error_access_out_of_bounds
+	local.set	0
+	br      	1
+.LBB0_26:
+	end_block
+	block   	
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	local.get	13
+	i32.lt_s
+	br_if   	0
+	local.get	13
+	local.get	0
+	i32.ge_s
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.705898420948
+	i32.const	0
+	local.get	13
+	local.get	14
+	local.get	0
+	local.get	14
+	call	halide_error_access_out_of_bounds
+	local.set	0
+	br      	1
+.LBB0_29:
+	end_block
+	block   	
+	local.get	16
+	i32.const	-1
+	i32.add 
+	local.tee	13
+	local.get	3
+	i32.lt_s
+	br_if   	0
+	local.get	3
+	local.get	6
+	i32.ge_s
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.705898420948
+	i32.const	1
+	local.get	3
+	local.get	13
+	local.get	6
+	local.get	13
+	call	halide_error_access_out_of_bounds
+	local.set	0
+	br      	1
+.LBB0_32:
+	end_block
+	local.get	2
+	local.get	8
+	i32.store	44
+	local.get	2
+	local.get	10
+	i32.store	40
+	local.get	2
+	local.get	7
+	i32.store	36
+	local.get	2
+	local.get	4
+	i32.store	32
+	local.get	2
+	local.get	13
+	i32.store	28
+	local.get	2
+	local.get	14
+	i32.store	24
+	local.get	2
+	local.get	11
+	i32.store	20
+	local.get	2
+	local.get	6
+	i32.store	16
+	local.get	2
+	local.get	0
+	i32.store	12
+	local.get	2
+	local.get	5
+	i32.store	8
+	i32.const	0
+	i32.const	blur_u16.par_for.1
+	i32.const	0
+	local.get	12
+	i32.const	7
+	i32.add 
+	i32.const	3
+	i32.shr_s
+	local.get	2
+	i32.const	8
+	i32.add 
+	call	halide_do_par_for
+	local.tee	0
+	br_if   	0
+	local.get	1
+	i32.const	16
+	i32.add 
+	local.tee	1
+	local.get	1
+	i64.load	0
+	i64.const	1
+	i64.or  
+	i64.store	0
+	i32.const	0
+	local.set	0
+.LBB0_34:
+	end_block
+	local.get	2
+	i32.const	48
+	i32.add 
+	global.set	__stack_pointer
+	local.get	0
+	end_function
+
+	.section	.text.blur_u16.par_for.1,"",@
+	.type	blur_u16.par_for.1,@function
+blur_u16.par_for.1:
+	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128
+	local.get	2
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.set	3
+	local.get	2
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	4
+	local.get	2
+	i32.const	36
+	i32.add 
+	i32.load	0
+	local.set	5
+	local.get	2
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.set	6
+	local.get	2
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.set	7
+	local.get	2
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	8
+	local.get	2
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.set	9
+	local.get	2
+	i32.load	0
+	local.set	10
+	block   	
+	local.get	0
+	local.get	2
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.get	2
+	i32.const	4
+	i32.add 
+	i32.load	0
+	local.tee	11
+	i32.sub 
+	local.tee	2
+	i32.const	-7
+	i32.add 
+	local.tee	12
+	i32.const	31
+	i32.shr_s
+	local.get	12
+	i32.and 
+	local.tee	13
+	local.get	11
+	i32.add 
+	local.tee	14
+	local.get	2
+	i32.const	8
+	i32.add 
+	local.tee	15
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	2
+	local.get	12
+	local.get	2
+	local.get	12
+	i32.lt_s
+	i32.select
+	local.tee	16
+	local.get	13
+	i32.sub 
+	local.tee	2
+	i32.const	15
+	i32.add 
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	13
+	local.get	2
+	local.get	13
+	local.get	2
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	17
+	local.get	11
+	local.get	16
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	13
+	local.get	17
+	local.get	13
+	i32.gt_s
+	i32.select
+	local.get	2
+	i32.const	31
+	i32.shr_s
+	local.get	2
+	i32.and 
+	local.get	14
+	i32.add 
+	local.tee	2
+	local.get	14
+	local.get	2
+	local.get	14
+	i32.lt_s
+	i32.select
+	local.tee	18
+	i32.sub 
+	i32.const	1
+	i32.add 
+	local.tee	19
+	i32.const	20
+	i32.mul 
+	call	halide_malloc
+	local.tee	20
+	br_if   	0
+	local.get	0
+	call	halide_error_out_of_memory
+	return
+.LBB1_2:
+	end_block
+	local.get	15
+	i32.const	3
+	i32.shr_s
+	local.set	15
+	block   	
+	local.get	1
+	i32.const	3
+	i32.shl 
+	local.tee	2
+	local.get	4
+	local.get	3
+	i32.sub 
+	i32.const	-7
+	i32.add 
+	local.tee	16
+	local.get	2
+	local.get	16
+	i32.lt_s
+	i32.select
+	local.tee	21
+	local.get	3
+	i32.add 
+	local.tee	22
+	i32.const	2147483637
+	i32.gt_s
+	br_if   	0
+	local.get	13
+	local.get	14
+	i32.sub 
+	local.tee	2
+	i32.const	8
+	i32.add 
+	i32.const	3
+	i32.shr_s
+	local.tee	23
+	i32.const	1
+	i32.lt_s
+	br_if   	0
+	local.get	2
+	i32.const	-7
+	i32.add 
+	local.set	16
+	local.get	22
+	i32.const	9
+	i32.add 
+	local.set	24
+	local.get	22
+	local.set	4
+.LBB1_5:
+	loop    	
+	local.get	20
+	local.get	4
+	local.get	22
+	i32.sub 
+	local.get	19
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	17
+	local.get	8
+	local.get	4
+	local.get	6
+	i32.sub 
+	local.get	5
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	1
+	i32.const	0
+	local.set	2
+	local.get	23
+	local.set	13
+.LBB1_6:
+	loop    	
+	local.get	17
+	local.get	2
+	local.get	16
+	local.get	2
+	local.get	16
+	i32.lt_s
+	i32.select
+	local.get	14
+	i32.add 
+	local.tee	3
+	local.get	18
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.get	1
+	local.get	3
+	local.get	7
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.tee	3
+	i32.const	2
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	3
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	3
+	i32.const	4
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	2
+	i32.const	8
+	i32.add 
+	local.set	2
+	local.get	13
+	i32.const	-1
+	i32.add 
+	local.tee	13
+	br_if   	0
+	end_loop
+	local.get	4
+	local.get	24
+	i32.ne  
+	local.set	2
+	local.get	4
+	i32.const	1
+	i32.add 
+	local.set	4
+	local.get	2
+	br_if   	0
+.LBB1_8:
+	end_loop
+	end_block
+	block   	
+	local.get	15
+	i32.const	1
+	i32.lt_s
+	br_if   	0
+	local.get	19
+	i32.const	1
+	i32.shl 
+	local.set	3
+	local.get	20
+	local.get	11
+	local.get	18
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	2
+	local.get	10
+	local.get	21
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	1
+	i32.const	0
+	local.set	13
+	local.get	15
+	local.set	17
+.LBB1_10:
+	loop    	
+	local.get	1
+	local.get	13
+	local.get	12
+	local.get	13
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	16
+	i32.add 
+	local.get	2
+	local.get	16
+	i32.add 
+	local.tee	16
+	local.get	3
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	16
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	16
+	local.get	3
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	13
+	i32.const	8
+	i32.add 
+	local.set	13
+	local.get	17
+	i32.const	-1
+	i32.add 
+	local.tee	17
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	3
+	i32.mul 
+	local.set	16
+	local.get	10
+	local.get	21
+	i32.const	1
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	14
+	i32.const	0
+	local.set	13
+	local.get	15
+	local.set	1
+.LBB1_12:
+	loop    	
+	local.get	14
+	local.get	13
+	local.get	12
+	local.get	13
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	17
+	i32.add 
+	local.get	2
+	local.get	17
+	i32.add 
+	local.tee	17
+	local.get	3
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	17
+	local.get	19
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	17
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	13
+	i32.const	8
+	i32.add 
+	local.set	13
+	local.get	1
+	i32.const	-1
+	i32.add 
+	local.tee	1
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	2
+	i32.shl 
+	local.set	17
+	local.get	10
+	local.get	21
+	i32.const	2
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	18
+	i32.const	0
+	local.set	13
+	local.get	15
+	local.set	14
+.LBB1_14:
+	loop    	
+	local.get	18
+	local.get	13
+	local.get	12
+	local.get	13
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	1
+	i32.add 
+	local.get	2
+	local.get	1
+	i32.add 
+	local.tee	1
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	1
+	local.get	3
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	1
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	13
+	i32.const	8
+	i32.add 
+	local.set	13
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	5
+	i32.mul 
+	local.set	13
+	local.get	10
+	local.get	21
+	i32.const	3
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	18
+	i32.const	0
+	local.set	3
+	local.get	15
+	local.set	14
+.LBB1_16:
+	loop    	
+	local.get	18
+	local.get	3
+	local.get	12
+	local.get	3
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	1
+	i32.add 
+	local.get	2
+	local.get	1
+	i32.add 
+	local.tee	1
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	1
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	1
+	local.get	13
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	6
+	i32.mul 
+	local.set	16
+	local.get	10
+	local.get	21
+	i32.const	4
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	18
+	i32.const	0
+	local.set	3
+	local.get	15
+	local.set	14
+.LBB1_18:
+	loop    	
+	local.get	18
+	local.get	3
+	local.get	12
+	local.get	3
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	1
+	i32.add 
+	local.get	2
+	local.get	1
+	i32.add 
+	local.tee	1
+	local.get	13
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	1
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	1
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	7
+	i32.mul 
+	local.set	17
+	local.get	10
+	local.get	21
+	i32.const	5
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	18
+	i32.const	0
+	local.set	3
+	local.get	15
+	local.set	14
+.LBB1_20:
+	loop    	
+	local.get	18
+	local.get	3
+	local.get	12
+	local.get	3
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	1
+	i32.add 
+	local.get	2
+	local.get	1
+	i32.add 
+	local.tee	1
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	1
+	local.get	13
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	1
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	3
+	i32.shl 
+	local.set	1
+	local.get	10
+	local.get	21
+	i32.const	6
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	18
+	i32.const	0
+	local.set	3
+	local.get	15
+	local.set	14
+.LBB1_22:
+	loop    	
+	local.get	18
+	local.get	3
+	local.get	12
+	local.get	3
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	13
+	i32.add 
+	local.get	2
+	local.get	13
+	i32.add 
+	local.tee	13
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	16
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	13
+	local.get	1
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	14
+	i32.const	-1
+	i32.add 
+	local.tee	14
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.const	18
+	i32.mul 
+	local.set	16
+	local.get	10
+	local.get	21
+	i32.const	7
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	14
+	i32.const	0
+	local.set	3
+.LBB1_24:
+	loop    	
+	local.get	14
+	local.get	3
+	local.get	12
+	local.get	3
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	13
+	i32.add 
+	local.get	2
+	local.get	13
+	i32.add 
+	local.tee	13
+	local.get	1
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	13
+	local.get	16
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	25
+	i16x8.extract_lane_u	0
+	i32.const	3
+	i32.div_u
+	i16x8.splat
+	local.get	25
+	i16x8.extract_lane_u	1
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	1
+	local.get	25
+	i16x8.extract_lane_u	2
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	2
+	local.get	25
+	i16x8.extract_lane_u	3
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	3
+	local.get	25
+	i16x8.extract_lane_u	4
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	4
+	local.get	25
+	i16x8.extract_lane_u	5
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	5
+	local.get	25
+	i16x8.extract_lane_u	6
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	6
+	local.get	25
+	i16x8.extract_lane_u	7
+	i32.const	3
+	i32.div_u
+	i16x8.replace_lane	7
+	v128.store	0:p2align=1
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	15
+	i32.const	-1
+	i32.add 
+	local.tee	15
+	br_if   	0
+.LBB1_25:
+	end_loop
+	end_block
+	local.get	0
+	local.get	20
+	call	halide_free
+	i32.const	0
+	end_function
+
+	.type	.L.str.827944972813,@object
+	.section	.rodata..L.str.827944972813,"",@
+.L.str.827944972813:
+	.asciz	"input"
+	.size	.L.str.827944972813, 6
+
+	.type	.L.str.1002451226316,@object
+	.section	.rodata..L.str.1002451226316,"",@
+.L.str.1002451226316:
+	.asciz	"blur_y"
+	.size	.L.str.1002451226316, 7
+
+	.type	.L.str.141206699596,@object
+	.section	.rodata..L.str.141206699596,"",@
+.L.str.141206699596:
+	.asciz	"input.stride.0"
+	.size	.L.str.141206699596, 15
+
+	.type	.L.str.724455403872,@object
+	.section	.rodata..L.str.724455403872,"",@
+.L.str.724455403872:
+	.asciz	"1"
+	.size	.L.str.724455403872, 2
+
+	.type	.L.str.237509290095,@object
+	.section	.rodata..L.str.237509290095,"",@
+.L.str.237509290095:
+	.asciz	"blur_y.stride.0"
+	.size	.L.str.237509290095, 16
+
+	.type	.L.str.676438029201,@object
+	.section	.rodata..L.str.676438029201,"",@
+	.p2align	4, 0x0
+.L.str.676438029201:
+	.asciz	"Input buffer input"
+	.size	.L.str.676438029201, 19
+
+	.type	.L.str.705898420948,@object
+	.section	.rodata..L.str.705898420948,"",@
+	.p2align	4, 0x0
+.L.str.705898420948:
+	.asciz	"Output buffer blur_y"
+	.size	.L.str.705898420948, 21
+
+	.no_dead_strip	__indirect_function_table
+	.section	.custom_section.target_features,"",@
+	.int8	3
+	.int8	43
+	.int8	19
+	.ascii	"nontrapping-fptoint"
+	.int8	43
+	.int8	8
+	.ascii	"sign-ext"
+	.int8	43
+	.int8	7
+	.ascii	"simd128"
+	.section	.rodata..L.str.705898420948,"",@

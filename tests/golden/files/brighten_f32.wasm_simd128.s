@@ -1,0 +1,561 @@
+	.file	"<string>"
+	.functype	brighten_f32 (i32, f32, i32) -> (i32)
+	.functype	halide_error_buffer_argument_is_null (i32, i32) -> (i32)
+	.functype	halide_error_bad_dimensions (i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_host_is_null (i32, i32) -> (i32)
+	.functype	halide_error_constraint_violated (i32, i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_bad_type (i32, i32, i32, i32) -> (i32)
+	.functype	halide_error_access_out_of_bounds (i32, i32, i32, i32, i32, i32, i32) -> (i32)
+	.section	.text.brighten_f32,"",@
+	.globl	brighten_f32
+	.type	brighten_f32,@function
+brighten_f32:
+	.functype	brighten_f32 (i32, f32, i32) -> (i32)
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, v128, v128
+	block   	
+	local.get	0
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	call	halide_error_buffer_argument_is_null
+	return
+.LBB0_2:
+	end_block
+	block   	
+	local.get	0
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	2
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	local.get	3
+	i32.const	2
+	call	halide_error_bad_dimensions
+	return
+.LBB0_4:
+	end_block
+	block   	
+	local.get	0
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.tee	4
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	call	halide_error_host_is_null
+	return
+.LBB0_6:
+	end_block
+	block   	
+	local.get	2
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.280411635756
+	call	halide_error_buffer_argument_is_null
+	return
+.LBB0_8:
+	end_block
+	block   	
+	local.get	2
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	2
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.280411635756
+	local.get	3
+	i32.const	2
+	call	halide_error_bad_dimensions
+	return
+.LBB0_10:
+	end_block
+	block   	
+	local.get	2
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.tee	5
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.280411635756
+	call	halide_error_host_is_null
+	return
+.LBB0_12:
+	end_block
+	block   	
+	local.get	0
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.tee	3
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	1
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.141206699596
+	local.get	6
+	i32.const	.L.str.724455403872
+	i32.const	1
+	call	halide_error_constraint_violated
+	return
+.LBB0_14:
+	end_block
+	block   	
+	local.get	0
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.tee	0
+	i32.const	73730
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.827944972813
+	local.get	0
+	i32.const	73730
+	call	halide_error_bad_type
+	return
+.LBB0_16:
+	end_block
+	block   	
+	local.get	2
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.tee	0
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	1
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.108587573791
+	local.get	6
+	i32.const	.L.str.724455403872
+	i32.const	1
+	call	halide_error_constraint_violated
+	return
+.LBB0_18:
+	end_block
+	block   	
+	local.get	2
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.tee	6
+	i32.const	73730
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.280411635756
+	local.get	6
+	i32.const	73730
+	call	halide_error_bad_type
+	return
+.LBB0_20:
+	end_block
+	local.get	3
+	i32.load	0
+	local.set	7
+	local.get	3
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	8
+	local.get	3
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	9
+	local.get	3
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.set	10
+	local.get	0
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	11
+	local.get	0
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	12
+	local.get	0
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.set	13
+	block   	
+	local.get	0
+	i32.load	0
+	local.tee	6
+	local.get	0
+	i32.const	4
+	i32.add 
+	i32.load	0
+	local.tee	14
+	i32.add 
+	i32.const	-1
+	i32.add 
+	local.tee	0
+	local.get	14
+	i32.const	-4
+	i32.add 
+	local.tee	14
+	i32.const	31
+	i32.shr_s
+	local.get	14
+	i32.and 
+	local.get	6
+	i32.add 
+	local.tee	14
+	i32.lt_s
+	local.tee	15
+	br_if   	0
+	local.get	0
+	local.get	7
+	local.get	3
+	i32.const	4
+	i32.add 
+	i32.load	0
+	i32.add 
+	i32.const	-1
+	i32.add 
+	local.tee	3
+	i32.le_s
+	local.get	14
+	local.get	7
+	i32.ge_s
+	i32.and 
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.676438029201
+	i32.const	0
+	local.get	14
+	local.get	0
+	local.get	7
+	local.get	3
+	call	halide_error_access_out_of_bounds
+	return
+.LBB0_23:
+	end_block
+	block   	
+	local.get	12
+	local.get	13
+	i32.add 
+	local.tee	16
+	i32.const	-1
+	i32.add 
+	local.tee	3
+	local.get	13
+	i32.lt_s
+	br_if   	0
+	local.get	13
+	local.get	10
+	i32.lt_s
+	local.get	3
+	local.get	10
+	local.get	9
+	i32.add 
+	i32.const	-1
+	i32.add 
+	local.tee	12
+	i32.gt_s
+	i32.or  
+	i32.eqz
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.676438029201
+	i32.const	1
+	local.get	13
+	local.get	3
+	local.get	10
+	local.get	12
+	call	halide_error_access_out_of_bounds
+	return
+.LBB0_26:
+	end_block
+	block   	
+	local.get	15
+	br_if   	0
+	local.get	14
+	local.get	6
+	i32.ge_s
+	br_if   	0
+	i32.const	0
+	i32.const	.L.str.238797230306
+	i32.const	0
+	local.get	14
+	local.get	0
+	local.get	6
+	local.get	0
+	call	halide_error_access_out_of_bounds
+	return
+.LBB0_29:
+	end_block
+	block   	
+	local.get	13
+	local.get	16
+	i32.ge_s
+	br_if   	0
+	local.get	0
+	local.get	6
+	i32.sub 
+	local.tee	0
+	i32.const	4
+	i32.add 
+	i32.const	2
+	i32.shr_s
+	local.tee	17
+	i32.const	1
+	i32.lt_s
+	br_if   	0
+	local.get	0
+	i32.const	-3
+	i32.add 
+	local.set	3
+	local.get	1
+	f32x4.splat
+	local.set	18
+	local.get	17
+	i32.const	2147483646
+	i32.and 
+	local.set	15
+	local.get	17
+	i32.const	1
+	i32.and 
+	local.set	19
+	local.get	4
+	local.get	6
+	local.get	7
+	i32.sub 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	4
+	local.get	13
+	local.set	9
+.LBB0_32:
+	loop    	
+	local.get	4
+	local.get	9
+	local.get	10
+	i32.sub 
+	local.get	8
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	7
+	local.get	5
+	local.get	9
+	local.get	13
+	i32.sub 
+	local.get	11
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	14
+	i32.const	0
+	local.set	6
+	block   	
+	block   	
+	local.get	17
+	i32.const	1
+	i32.eq  
+	br_if   	0
+	i32.const	0
+	local.set	6
+	i32.const	4
+	local.set	0
+.LBB0_34:
+	loop    	
+	local.get	14
+	local.get	0
+	i32.const	-4
+	i32.add 
+	local.tee	12
+	local.get	3
+	local.get	12
+	local.get	3
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	18
+	local.get	7
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	20
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	21
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	14
+	local.get	0
+	local.get	3
+	local.get	0
+	local.get	3
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	18
+	local.get	7
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.get	20
+	f32x4.max
+	local.get	21
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	0
+	i32.const	8
+	i32.add 
+	local.set	0
+	local.get	15
+	local.get	6
+	i32.const	2
+	i32.add 
+	local.tee	6
+	i32.ne  
+	br_if   	0
+	end_loop
+	local.get	19
+	i32.eqz
+	br_if   	1
+.LBB0_36:
+	end_block
+	local.get	14
+	local.get	6
+	i32.const	2
+	i32.shl 
+	local.tee	0
+	local.get	3
+	local.get	0
+	local.get	3
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	0
+	i32.add 
+	local.get	18
+	local.get	7
+	local.get	0
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.min
+	v128.store	0:p2align=2
+.LBB0_37:
+	end_block
+	local.get	9
+	i32.const	1
+	i32.add 
+	local.tee	9
+	local.get	16
+	i32.ne  
+	br_if   	0
+.LBB0_38:
+	end_loop
+	end_block
+	local.get	2
+	i32.const	16
+	i32.add 
+	local.tee	0
+	local.get	0
+	i64.load	0
+	i64.const	1
+	i64.or  
+	i64.store	0
+	i32.const	0
+	end_function
+
+	.type	.L.str.827944972813,@object
+	.section	.rodata..L.str.827944972813,"",@
+.L.str.827944972813:
+	.asciz	"input"
+	.size	.L.str.827944972813, 6
+
+	.type	.L.str.280411635756,@object
+	.section	.rodata..L.str.280411635756,"",@
+.L.str.280411635756:
+	.asciz	"brighten"
+	.size	.L.str.280411635756, 9
+
+	.type	.L.str.141206699596,@object
+	.section	.rodata..L.str.141206699596,"",@
+.L.str.141206699596:
+	.asciz	"input.stride.0"
+	.size	.L.str.141206699596, 15
+
+	.type	.L.str.724455403872,@object
+	.section	.rodata..L.str.724455403872,"",@
+.L.str.724455403872:
+	.asciz	"1"
+	.size	.L.str.724455403872, 2
+
+	.type	.L.str.108587573791,@object
+	.section	.rodata..L.str.108587573791,"",@
+	.p2align	4, 0x0
+.L.str.108587573791:
+	.asciz	"brighten.stride.0"
+	.size	.L.str.108587573791, 18
+
+	.type	.L.str.676438029201,@object
+	.section	.rodata..L.str.676438029201,"",@
+	.p2align	4, 0x0
+.L.str.676438029201:
+	.asciz	"Input buffer input"
+	.size	.L.str.676438029201, 19
+
+	.type	.L.str.238797230306,@object
+	.section	.rodata..L.str.238797230306,"",@
+	.p2align	4, 0x0
+.L.str.238797230306:
+	.asciz	"Output buffer brighten"
+	.size	.L.str.238797230306, 23
+
+	.section	.custom_section.target_features,"",@
+	.int8	3
+	.int8	43
+	.int8	19
+	.ascii	"nontrapping-fptoint"
+	.int8	43
+	.int8	8
+	.ascii	"sign-ext"
+	.int8	43
+	.int8	7
+	.ascii	"simd128"
+	.section	.rodata..L.str.238797230306,"",@

@@ -1,0 +1,53 @@
+"""Generated code of a few pipelines against files in tests/golden/files, so that a change in
+what webhal emits shows in review. Regenerate with WEBHAL_UPDATE_GOLDEN=1."""
+
+import os
+import re
+
+import pytest
+
+import webhal as hl
+from tests.aot.pipelines import blur_u16, brighten_f32, histogram_u8
+
+FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "files")
+UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
+SIMD = hl.Target("wasm-32-wasmrt-wasm_simd128")
+
+
+def _check(name: str, text: str) -> None:
+    path = os.path.join(FILES, name)
+    if UPDATE or not os.path.exists(path):
+        if not UPDATE:
+            pytest.fail(f"no golden file {name}; run with WEBHAL_UPDATE_GOLDEN=1 to create it")
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    with open(path) as f:
+        expected = f.read()
+    assert text == expected, f"{name} changed; if intended, WEBHAL_UPDATE_GOLDEN=1 updates it"
+
+
+def _emit(kind: str, make, tmp_path) -> str:
+    out, inputs = make()
+    path = str(tmp_path / f"out.{kind}")
+    getattr(out, {"stmt": "compile_to_lowered_stmt", "s": "compile_to_assembly"}[kind])(
+        path, inputs, make.__name__, SIMD)
+    with open(path) as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("make", [blur_u16, brighten_f32, histogram_u8])
+def test_lowered_stmt(make, tmp_path):
+    _check(f"{make.__name__}.stmt", _emit("stmt", make, tmp_path))
+
+
+@pytest.mark.parametrize("make", [blur_u16, brighten_f32])
+def test_wasm_assembly(make, tmp_path):
+    _check(f"{make.__name__}.wasm_simd128.s", _emit("s", make, tmp_path))
+
+
+def test_blur_assembly_uses_simd128(tmp_path):
+    asm = _emit("s", blur_u16, tmp_path)
+    assert re.search(r"\bv128\.load\b", asm), "the blur should load whole vectors"
+    assert re.search(r"\bi16x8\.add\b", asm), "the blur should add eight uint16 lanes at once"
+    assert re.search(r"\bv128\.store\b", asm)
