@@ -89,6 +89,8 @@ class WasmPipeline:
             return self._do_par_for
         if name.startswith("halide_error"):
             return self._error_function(name)
+        if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
+            return getattr(self, "_" + name)
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
 
     def _error_function(self, name: str):
@@ -100,6 +102,17 @@ class WasmPipeline:
                 self.error = errors.message(name, args)
             return errors.CODES.get(name, -1)
         return report
+
+    def _memset(self, dst, value, n):
+        self.heap.view()[dst:dst + n] = value & 0xFF
+        return dst
+
+    def _memmove(self, dst, src, n):
+        mem = self.heap.view()
+        mem[dst:dst + n] = mem[src:src + n].copy()
+        return dst
+
+    _memcpy = _memmove
 
     def _do_par_for(self, uc, task, lo, extent, closure):
         fn = self.table.get(self.store, task)
