@@ -15,6 +15,16 @@ class TypeCode(enum.Enum):
     HANDLE = "handle"
 
 
+class _Count(int):
+    """An int that can also be called, so `t.bits` (webhal's code) and `t.bits()` (Halide's
+    Python bindings, where bits, lanes and bytes are methods) both work."""
+
+    __slots__ = ()
+
+    def __call__(self) -> int:
+        return int(self)
+
+
 @dataclass(frozen=True, slots=True)
 class Type:
     """A Halide type: code, bits per lane and lane count. Bool is UInt(1)."""
@@ -22,6 +32,10 @@ class Type:
     code: TypeCode
     bits: int
     lanes: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "bits", _Count(self.bits))
+        object.__setattr__(self, "lanes", _Count(self.lanes))
 
     def is_int(self) -> bool:
         return self.code is TypeCode.INT
@@ -61,7 +75,7 @@ class Type:
 
     @property
     def bytes(self) -> int:
-        return (self.bits + 7) // 8
+        return _Count((self.bits + 7) // 8)
 
     def max(self) -> int | float:
         if self.is_bool():
