@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import time
 
 import llvmlite.binding as llvm
 
@@ -65,4 +66,7 @@ class HostPipeline:
             else:
                 args.append(v)
         rt.take_error()
-        return self.function(*args)
+        start = time.perf_counter()
+        code = self.function(*args)
+        self.last_call_seconds = time.perf_counter() - start
+        return code

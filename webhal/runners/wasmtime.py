@@ -7,10 +7,13 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import time
 
+import llvmlite.binding as llvm
 import wasmtime
 
 from webhal.codegen.llvm.module import build_module, compile_module, emit_object
+from webhal.codegen.llvm.runtime import runtime_module
 from webhal.runtime import errors
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
@@ -57,7 +60,10 @@ class WasmPipeline:
 
     def __init__(self, lowered, target):
         module, self.arguments = build_module(lowered, target)
-        obj = emit_object(compile_module(module, target), target)
+        ref = compile_module(module, target)
+        # Parallel loops run their tasks inside wasm: no call back into Python per task.
+        ref.link_in(llvm.parse_assembly(str(runtime_module(target, ("par_for",)))))
+        obj = emit_object(ref, target)
         self.wasm = link_standalone(obj, lowered.name, target)
         config = wasmtime.Config()
         config.wasm_simd = True
@@ -75,7 +81,6 @@ class WasmPipeline:
         exports = self.instance.exports(self.store)
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
-        self.table = exports["__indirect_function_table"]
         self.entry = exports[lowered.name]
 
     def _import(self, name: str):
@@ -85,8 +90,6 @@ class WasmPipeline:
             return lambda uc, size: self.heap.malloc(size)
         if name == "halide_free":
             return lambda uc, ptr: self.heap.free(ptr)
-        if name == "halide_do_par_for":
-            return self._do_par_for
         if name.startswith("halide_error"):
             return self._error_function(name)
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
@@ -114,14 +117,6 @@ class WasmPipeline:
 
     _memcpy = _memmove
 
-    def _do_par_for(self, uc, task, lo, extent, closure):
-        fn = self.table.get(self.store, task)
-        for i in range(lo, lo + extent):  # wasmtime from Python runs tasks one at a time
-            code = fn(self.store, uc, i, closure)
-            if code:
-                return code
-        return 0
-
     def take_error(self):
         e, self.error = self.error, None
         return e
@@ -138,7 +133,9 @@ class WasmPipeline:
                     outputs.append(wb)
             else:
                 args.append(int(v) if not a.type.is_float() else float(v))
+        start = time.perf_counter()
         code = self.entry(self.store, *args)
+        self.last_call_seconds = time.perf_counter() - start
         if code == 0:
             for wb in outputs:
                 wb.copy_out(self.heap)

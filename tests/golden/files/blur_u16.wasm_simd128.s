@@ -28,7 +28,7 @@ blur_u16:
 	local.get	0
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	call	halide_error_buffer_argument_is_null
 	local.set	0
 	br      	1
@@ -44,7 +44,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -60,7 +60,7 @@ blur_u16:
 	local.tee	4
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	call	halide_error_host_is_null
 	local.set	0
 	br      	1
@@ -70,7 +70,7 @@ blur_u16:
 	local.get	1
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.1002451226316
+	i32.const	.L.str.729616690198
 	call	halide_error_buffer_argument_is_null
 	local.set	0
 	br      	1
@@ -86,7 +86,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.1002451226316
+	i32.const	.L.str.729616690198
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -102,7 +102,7 @@ blur_u16:
 	local.tee	5
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.1002451226316
+	i32.const	.L.str.729616690198
 	call	halide_error_host_is_null
 	local.set	0
 	br      	1
@@ -122,9 +122,9 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.141206699596
+	i32.const	.L.str.757707072174
 	local.get	6
-	i32.const	.L.str.724455403872
+	i32.const	.L.str.588737162791
 	i32.const	1
 	call	halide_error_constraint_violated
 	local.set	0
@@ -141,7 +141,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	local.get	0
 	i32.const	69633
 	call	halide_error_bad_type
@@ -163,9 +163,9 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.237509290095
+	i32.const	.L.str.182325415025
 	local.get	6
-	i32.const	.L.str.724455403872
+	i32.const	.L.str.588737162791
 	i32.const	1
 	call	halide_error_constraint_violated
 	local.set	0
@@ -182,7 +182,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.1002451226316
+	i32.const	.L.str.729616690198
 	local.get	6
 	i32.const	69633
 	call	halide_error_bad_type
@@ -279,7 +279,7 @@ blur_u16:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.676438029201
+	i32.const	.L.str.473943125698
 	i32.const	0
 	local.get	16
 	local.get	15
@@ -326,7 +326,7 @@ blur_u16:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.676438029201
+	i32.const	.L.str.473943125698
 	i32.const	1
 	local.get	3
 	local.get	15
@@ -350,7 +350,7 @@ blur_u16:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.705898420948
+	i32.const	.L.str.986104978475
 	i32.const	0
 	local.get	13
 	local.get	14
@@ -374,7 +374,7 @@ blur_u16:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.705898420948
+	i32.const	.L.str.986104978475
 	i32.const	1
 	local.get	3
 	local.get	13
@@ -453,7 +453,7 @@ blur_u16:
 	.type	blur_u16.par_for.1,@function
 blur_u16.par_for.1:
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
 	local.get	2
 	i32.const	8
 	i32.add 
@@ -699,45 +699,19 @@ blur_u16.par_for.1:
 	v128.load	0:p2align=1
 	i16x8.add
 	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	i32x4.extend_low_i16x8_u
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	26
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
-	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.extend_high_i16x8_u
+	local.get	26
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	2
 	i32.const	8
@@ -768,9 +742,17 @@ blur_u16.par_for.1:
 	i32.lt_s
 	br_if   	0
 	local.get	19
+	i32.const	2
+	i32.shl 
+	local.set	17
+	local.get	10
+	local.get	21
+	local.get	9
+	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	3
+	i32.add 
+	local.set	1
 	local.get	20
 	local.get	11
 	local.get	18
@@ -779,103 +761,73 @@ blur_u16.par_for.1:
 	i32.shl 
 	i32.add 
 	local.set	2
-	local.get	10
-	local.get	21
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	1
 	i32.const	0
-	local.set	13
+	local.set	3
 	local.get	15
-	local.set	17
+	local.set	16
 .LBB1_10:
 	loop    	
 	local.get	1
-	local.get	13
+	local.get	3
 	local.get	12
-	local.get	13
+	local.get	3
 	local.get	12
 	i32.lt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	16
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	16
+	local.get	13
 	i32.add 
-	local.tee	16
-	local.get	3
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	16
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	16
-	local.get	3
+	local.tee	13
+	local.get	19
 	i32.const	1
 	i32.shl 
 	i32.add 
 	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
-	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
-	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
-	v128.store	0:p2align=1
 	local.get	13
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	13
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	26
+	i32x4.extend_low_i16x8_u
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	25
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
+	local.get	25
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
+	v128.store	0:p2align=1
+	local.get	3
 	i32.const	8
 	i32.add 
-	local.set	13
-	local.get	17
+	local.set	3
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	17
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	3
+	i32.const	6
 	i32.mul 
-	local.set	16
+	local.set	17
+	local.get	19
+	i32.const	2
+	i32.shl 
+	local.set	1
 	local.get	10
 	local.get	21
 	i32.const	1
@@ -887,100 +839,77 @@ blur_u16.par_for.1:
 	i32.add 
 	local.set	14
 	i32.const	0
-	local.set	13
+	local.set	3
 	local.get	15
-	local.set	1
+	local.set	16
 .LBB1_12:
 	loop    	
 	local.get	14
-	local.get	13
+	local.get	3
 	local.get	12
-	local.get	13
+	local.get	3
 	local.get	12
 	i32.lt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	17
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	17
+	local.get	13
 	i32.add 
-	local.tee	17
-	local.get	3
-	i32.const	1
-	i32.shl 
+	local.tee	13
+	local.get	1
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	17
+	local.get	13
 	local.get	19
 	i32.const	1
 	i32.shl 
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
+	local.get	13
 	local.get	17
-	local.get	16
-	i32.const	1
-	i32.shl 
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
-	local.get	13
+	local.get	3
 	i32.const	8
 	i32.add 
-	local.set	13
-	local.get	1
+	local.set	3
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	1
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	2
+	i32.const	3
 	i32.shl 
 	local.set	17
+	local.get	19
+	i32.const	6
+	i32.mul 
+	local.set	1
+	local.get	19
+	i32.const	2
+	i32.shl 
+	local.set	14
 	local.get	10
 	local.get	21
 	i32.const	2
@@ -992,100 +921,75 @@ blur_u16.par_for.1:
 	i32.add 
 	local.set	18
 	i32.const	0
-	local.set	13
+	local.set	3
 	local.get	15
-	local.set	14
+	local.set	16
 .LBB1_14:
 	loop    	
 	local.get	18
-	local.get	13
+	local.get	3
 	local.get	12
-	local.get	13
+	local.get	3
 	local.get	12
 	i32.lt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	1
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	1
-	i32.add 
-	local.tee	1
-	local.get	16
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	1
-	local.get	3
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	1
-	local.get	17
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
-	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
-	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
-	v128.store	0:p2align=1
 	local.get	13
+	i32.add 
+	local.tee	13
+	local.get	1
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	14
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	13
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	26
+	i32x4.extend_low_i16x8_u
+	local.get	25
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
+	local.get	25
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
+	v128.store	0:p2align=1
+	local.get	3
 	i32.const	8
 	i32.add 
-	local.set	13
-	local.get	14
+	local.set	3
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	14
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	5
+	i32.const	10
 	i32.mul 
-	local.set	13
+	local.set	17
+	local.get	19
+	i32.const	3
+	i32.shl 
+	local.set	1
+	local.get	19
+	i32.const	6
+	i32.mul 
+	local.set	14
 	local.get	10
 	local.get	21
 	i32.const	3
@@ -1099,7 +1003,7 @@ blur_u16.par_for.1:
 	i32.const	0
 	local.set	3
 	local.get	15
-	local.set	14
+	local.set	16
 .LBB1_16:
 	loop    	
 	local.get	18
@@ -1111,86 +1015,61 @@ blur_u16.par_for.1:
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	1
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	1
-	i32.add 
-	local.tee	1
-	local.get	17
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	1
-	local.get	16
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	1
 	local.get	13
-	i32.const	1
-	i32.shl 
+	i32.add 
+	local.tee	13
+	local.get	1
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	14
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.get	13
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	3
 	i32.const	8
 	i32.add 
 	local.set	3
-	local.get	14
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	14
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	6
+	i32.const	12
 	i32.mul 
-	local.set	16
+	local.set	17
+	local.get	19
+	i32.const	10
+	i32.mul 
+	local.set	1
+	local.get	19
+	i32.const	3
+	i32.shl 
+	local.set	14
 	local.get	10
 	local.get	21
 	i32.const	4
@@ -1204,7 +1083,7 @@ blur_u16.par_for.1:
 	i32.const	0
 	local.set	3
 	local.get	15
-	local.set	14
+	local.set	16
 .LBB1_18:
 	loop    	
 	local.get	18
@@ -1216,86 +1095,61 @@ blur_u16.par_for.1:
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	1
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	1
-	i32.add 
-	local.tee	1
 	local.get	13
-	i32.const	1
-	i32.shl 
+	i32.add 
+	local.tee	13
+	local.get	1
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	1
+	local.get	13
+	local.get	14
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	13
 	local.get	17
-	i32.const	1
-	i32.shl 
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	1
-	local.get	16
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	3
 	i32.const	8
 	i32.add 
 	local.set	3
-	local.get	14
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	14
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	7
+	i32.const	14
 	i32.mul 
 	local.set	17
+	local.get	19
+	i32.const	12
+	i32.mul 
+	local.set	1
+	local.get	19
+	i32.const	10
+	i32.mul 
+	local.set	14
 	local.get	10
 	local.get	21
 	i32.const	5
@@ -1309,7 +1163,7 @@ blur_u16.par_for.1:
 	i32.const	0
 	local.set	3
 	local.get	15
-	local.set	14
+	local.set	16
 .LBB1_20:
 	loop    	
 	local.get	18
@@ -1321,86 +1175,61 @@ blur_u16.par_for.1:
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	1
+	local.tee	13
 	i32.add 
 	local.get	2
-	local.get	1
-	i32.add 
-	local.tee	1
-	local.get	16
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	1
 	local.get	13
-	i32.const	1
-	i32.shl 
 	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
+	local.tee	13
 	local.get	1
-	local.get	17
-	i32.const	1
-	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	14
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.get	13
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	3
 	i32.const	8
 	i32.add 
 	local.set	3
-	local.get	14
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	14
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
-	i32.const	3
+	i32.const	4
 	i32.shl 
+	local.set	17
+	local.get	19
+	i32.const	14
+	i32.mul 
 	local.set	1
+	local.get	19
+	i32.const	12
+	i32.mul 
+	local.set	14
 	local.get	10
 	local.get	21
 	i32.const	6
@@ -1414,7 +1243,7 @@ blur_u16.par_for.1:
 	i32.const	0
 	local.set	3
 	local.get	15
-	local.set	14
+	local.set	16
 .LBB1_22:
 	loop    	
 	local.get	18
@@ -1432,80 +1261,55 @@ blur_u16.par_for.1:
 	local.get	13
 	i32.add 
 	local.tee	13
-	local.get	17
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	16
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
 	local.get	1
-	i32.const	1
-	i32.shl 
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	13
+	local.get	14
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.get	13
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	3
 	i32.const	8
 	i32.add 
 	local.set	3
-	local.get	14
+	local.get	16
 	i32.const	-1
 	i32.add 
-	local.tee	14
+	local.tee	16
 	br_if   	0
 	end_loop
 	local.get	19
 	i32.const	18
 	i32.mul 
 	local.set	16
+	local.get	19
+	i32.const	4
+	i32.shl 
+	local.set	17
+	local.get	19
+	i32.const	14
+	i32.mul 
+	local.set	1
 	local.get	10
 	local.get	21
 	i32.const	7
@@ -1535,15 +1339,11 @@ blur_u16.par_for.1:
 	local.get	13
 	i32.add 
 	local.tee	13
-	local.get	1
-	i32.const	1
-	i32.shl 
+	local.get	17
 	i32.add 
 	v128.load	0:p2align=1
 	local.get	13
-	local.get	17
-	i32.const	1
-	i32.shl 
+	local.get	1
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
@@ -1552,46 +1352,19 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
-	i16x8.extract_lane_u	0
-	i32.const	3
-	i32.div_u
-	i16x8.splat
+	local.tee	26
+	i32x4.extend_low_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	1
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	1
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	26
+	i32x4.extend_high_i16x8_u
 	local.get	25
-	i16x8.extract_lane_u	2
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	2
-	local.get	25
-	i16x8.extract_lane_u	3
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	3
-	local.get	25
-	i16x8.extract_lane_u	4
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	4
-	local.get	25
-	i16x8.extract_lane_u	5
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	5
-	local.get	25
-	i16x8.extract_lane_u	6
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	6
-	local.get	25
-	i16x8.extract_lane_u	7
-	i32.const	3
-	i32.div_u
-	i16x8.replace_lane	7
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
 	local.get	3
 	i32.const	8
@@ -1611,49 +1384,49 @@ blur_u16.par_for.1:
 	i32.const	0
 	end_function
 
-	.type	.L.str.827944972813,@object
-	.section	.rodata..L.str.827944972813,"",@
-.L.str.827944972813:
+	.type	.L.str.950379356107,@object
+	.section	.rodata..L.str.950379356107,"",@
+.L.str.950379356107:
 	.asciz	"input"
-	.size	.L.str.827944972813, 6
+	.size	.L.str.950379356107, 6
 
-	.type	.L.str.1002451226316,@object
-	.section	.rodata..L.str.1002451226316,"",@
-.L.str.1002451226316:
+	.type	.L.str.729616690198,@object
+	.section	.rodata..L.str.729616690198,"",@
+.L.str.729616690198:
 	.asciz	"blur_y"
-	.size	.L.str.1002451226316, 7
+	.size	.L.str.729616690198, 7
 
-	.type	.L.str.141206699596,@object
-	.section	.rodata..L.str.141206699596,"",@
-.L.str.141206699596:
+	.type	.L.str.757707072174,@object
+	.section	.rodata..L.str.757707072174,"",@
+.L.str.757707072174:
 	.asciz	"input.stride.0"
-	.size	.L.str.141206699596, 15
+	.size	.L.str.757707072174, 15
 
-	.type	.L.str.724455403872,@object
-	.section	.rodata..L.str.724455403872,"",@
-.L.str.724455403872:
+	.type	.L.str.588737162791,@object
+	.section	.rodata..L.str.588737162791,"",@
+.L.str.588737162791:
 	.asciz	"1"
-	.size	.L.str.724455403872, 2
+	.size	.L.str.588737162791, 2
 
-	.type	.L.str.237509290095,@object
-	.section	.rodata..L.str.237509290095,"",@
-.L.str.237509290095:
+	.type	.L.str.182325415025,@object
+	.section	.rodata..L.str.182325415025,"",@
+.L.str.182325415025:
 	.asciz	"blur_y.stride.0"
-	.size	.L.str.237509290095, 16
+	.size	.L.str.182325415025, 16
 
-	.type	.L.str.676438029201,@object
-	.section	.rodata..L.str.676438029201,"",@
+	.type	.L.str.473943125698,@object
+	.section	.rodata..L.str.473943125698,"",@
 	.p2align	4, 0x0
-.L.str.676438029201:
+.L.str.473943125698:
 	.asciz	"Input buffer input"
-	.size	.L.str.676438029201, 19
+	.size	.L.str.473943125698, 19
 
-	.type	.L.str.705898420948,@object
-	.section	.rodata..L.str.705898420948,"",@
+	.type	.L.str.986104978475,@object
+	.section	.rodata..L.str.986104978475,"",@
 	.p2align	4, 0x0
-.L.str.705898420948:
+.L.str.986104978475:
 	.asciz	"Output buffer blur_y"
-	.size	.L.str.705898420948, 21
+	.size	.L.str.986104978475, 21
 
 	.no_dead_strip	__indirect_function_table
 	.section	.custom_section.target_features,"",@
@@ -1667,4 +1440,4 @@ blur_u16.par_for.1:
 	.int8	43
 	.int8	7
 	.ascii	"simd128"
-	.section	.rodata..L.str.705898420948,"",@
+	.section	.rodata..L.str.986104978475,"",@

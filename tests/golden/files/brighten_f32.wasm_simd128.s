@@ -16,7 +16,7 @@ brighten_f32:
 	local.get	0
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	call	halide_error_buffer_argument_is_null
 	return
 .LBB0_2:
@@ -31,7 +31,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -46,7 +46,7 @@ brighten_f32:
 	local.tee	4
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	call	halide_error_host_is_null
 	return
 .LBB0_6:
@@ -55,7 +55,7 @@ brighten_f32:
 	local.get	2
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.280411635756
+	i32.const	.L.str.899672454348
 	call	halide_error_buffer_argument_is_null
 	return
 .LBB0_8:
@@ -70,7 +70,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.280411635756
+	i32.const	.L.str.899672454348
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -85,7 +85,7 @@ brighten_f32:
 	local.tee	5
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.280411635756
+	i32.const	.L.str.899672454348
 	call	halide_error_host_is_null
 	return
 .LBB0_12:
@@ -104,9 +104,9 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.141206699596
+	i32.const	.L.str.757707072174
 	local.get	6
-	i32.const	.L.str.724455403872
+	i32.const	.L.str.588737162791
 	i32.const	1
 	call	halide_error_constraint_violated
 	return
@@ -122,7 +122,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.827944972813
+	i32.const	.L.str.950379356107
 	local.get	0
 	i32.const	73730
 	call	halide_error_bad_type
@@ -143,9 +143,9 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.108587573791
+	i32.const	.L.str.1060264473841
 	local.get	6
-	i32.const	.L.str.724455403872
+	i32.const	.L.str.588737162791
 	i32.const	1
 	call	halide_error_constraint_violated
 	return
@@ -161,7 +161,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.280411635756
+	i32.const	.L.str.899672454348
 	local.get	6
 	i32.const	73730
 	call	halide_error_bad_type
@@ -245,7 +245,7 @@ brighten_f32:
 	i32.and 
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.676438029201
+	i32.const	.L.str.473943125698
 	i32.const	0
 	local.get	14
 	local.get	0
@@ -281,7 +281,7 @@ brighten_f32:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.676438029201
+	i32.const	.L.str.473943125698
 	i32.const	1
 	local.get	13
 	local.get	3
@@ -299,7 +299,7 @@ brighten_f32:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.238797230306
+	i32.const	.L.str.684065044616
 	i32.const	0
 	local.get	14
 	local.get	0
@@ -502,50 +502,50 @@ brighten_f32:
 	i32.const	0
 	end_function
 
-	.type	.L.str.827944972813,@object
-	.section	.rodata..L.str.827944972813,"",@
-.L.str.827944972813:
+	.type	.L.str.950379356107,@object
+	.section	.rodata..L.str.950379356107,"",@
+.L.str.950379356107:
 	.asciz	"input"
-	.size	.L.str.827944972813, 6
+	.size	.L.str.950379356107, 6
 
-	.type	.L.str.280411635756,@object
-	.section	.rodata..L.str.280411635756,"",@
-.L.str.280411635756:
+	.type	.L.str.899672454348,@object
+	.section	.rodata..L.str.899672454348,"",@
+.L.str.899672454348:
 	.asciz	"brighten"
-	.size	.L.str.280411635756, 9
+	.size	.L.str.899672454348, 9
 
-	.type	.L.str.141206699596,@object
-	.section	.rodata..L.str.141206699596,"",@
-.L.str.141206699596:
+	.type	.L.str.757707072174,@object
+	.section	.rodata..L.str.757707072174,"",@
+.L.str.757707072174:
 	.asciz	"input.stride.0"
-	.size	.L.str.141206699596, 15
+	.size	.L.str.757707072174, 15
 
-	.type	.L.str.724455403872,@object
-	.section	.rodata..L.str.724455403872,"",@
-.L.str.724455403872:
+	.type	.L.str.588737162791,@object
+	.section	.rodata..L.str.588737162791,"",@
+.L.str.588737162791:
 	.asciz	"1"
-	.size	.L.str.724455403872, 2
+	.size	.L.str.588737162791, 2
 
-	.type	.L.str.108587573791,@object
-	.section	.rodata..L.str.108587573791,"",@
+	.type	.L.str.1060264473841,@object
+	.section	.rodata..L.str.1060264473841,"",@
 	.p2align	4, 0x0
-.L.str.108587573791:
+.L.str.1060264473841:
 	.asciz	"brighten.stride.0"
-	.size	.L.str.108587573791, 18
+	.size	.L.str.1060264473841, 18
 
-	.type	.L.str.676438029201,@object
-	.section	.rodata..L.str.676438029201,"",@
+	.type	.L.str.473943125698,@object
+	.section	.rodata..L.str.473943125698,"",@
 	.p2align	4, 0x0
-.L.str.676438029201:
+.L.str.473943125698:
 	.asciz	"Input buffer input"
-	.size	.L.str.676438029201, 19
+	.size	.L.str.473943125698, 19
 
-	.type	.L.str.238797230306,@object
-	.section	.rodata..L.str.238797230306,"",@
+	.type	.L.str.684065044616,@object
+	.section	.rodata..L.str.684065044616,"",@
 	.p2align	4, 0x0
-.L.str.238797230306:
+.L.str.684065044616:
 	.asciz	"Output buffer brighten"
-	.size	.L.str.238797230306, 23
+	.size	.L.str.684065044616, 23
 
 	.section	.custom_section.target_features,"",@
 	.int8	3
@@ -558,4 +558,4 @@ brighten_f32:
 	.int8	43
 	.int8	7
 	.ascii	"simd128"
-	.section	.rodata..L.str.238797230306,"",@
+	.section	.rodata..L.str.684065044616,"",@

@@ -22,6 +22,18 @@ _FCMP = {ir.EQ: ("==", True), ir.NE: ("!=", False), ir.LT: ("<", True), ir.LE: (
          ir.GT: (">", True), ir.GE: (">=", True)}
 
 
+def _magic(k: int, domain_bits: int, wide_bits: int):
+    """(m, s) with floor(x / k) == (x * m) >> s for every x < 2**domain_bits and x * m below
+    2**wide_bits; None when no such pair exists."""
+    top = (1 << domain_bits) - 1
+    for s in range(domain_bits, wide_bits):
+        m = -(-(1 << s) // k)
+        error = m * k - (1 << s)
+        if error * top < (1 << s) and m * top < (1 << wide_bits):
+            return m, s
+    return None
+
+
 def mangle(t: ll.Type) -> str:
     if isinstance(t, ll.VectorType):
         return f"v{t.count}{mangle(t.element)}"
@@ -185,6 +197,10 @@ class ExprCodegen:
                 amount = self.const(t, shift)
                 return b.ashr(a, amount) if t.is_int() else b.lshr(a, amount)
             return b.and_(a, self.const(t, k - 1))
+        if k is not None and k > 0 and t.lanes > 1 and t.bits <= 32:
+            fast = self.divide_by_constant(a, k, t, want_quotient)
+            if fast is not None:
+                return fast
         zero = self.const(t, 0)
         one = self.const(t, 1)
         is_zero = b.icmp_unsigned("==", d, zero)
@@ -207,6 +223,30 @@ class ExprCodegen:
             magnitude = b.select(positive_d, safe, b.sub(zero, safe))
             result = b.select(negative_r, b.add(r, magnitude), r)
         return b.select(is_zero, zero, result)
+
+    def divide_by_constant(self, a, k: int, t: Type, want_quotient: bool):
+        """Vector a / k (k > 0) as a widening multiply and shift, so it stays in vector
+        registers (wasm has no vector division). Signed values divide their bitwise
+        complement when negative: floor(a / k) == ~(~a / k) for a < 0."""
+        b = self.builder
+        domain = t.bits - 1 if t.is_int() else t.bits
+        magic = _magic(k, domain, 2 * t.bits)
+        if magic is None:
+            return None
+        m, shift = magic
+        wide = Type(t.code, 2 * t.bits, t.lanes)
+        x = a
+        if t.is_int():
+            sign = b.ashr(a, self.const(t, t.bits - 1))
+            x = b.xor(a, sign)
+        xw = b.zext(x, llvm_type(wide))
+        q = b.trunc(b.lshr(b.mul(xw, self.const(wide, m)), self.const(wide, shift)),
+                    llvm_type(t))
+        if t.is_int():
+            q = b.xor(q, sign)
+        if want_quotient:
+            return q
+        return b.sub(a, b.mul(q, self.const(t, k)))
 
     def _min_max(self, e, is_min: bool):
         a, c = self.expr(e.a), self.expr(e.b)

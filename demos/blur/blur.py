@@ -1,0 +1,18 @@
+"""The default demo: a 3x3 box blur of a photograph in two passes, as in Halide's blur app.
+
+The output is two pixels smaller than the photograph in each dimension, so every read is inside
+the image. The schedule is the blur app's: strips of 8 rows in parallel, each strip computing
+the rows of the horizontal pass it needs, both passes vectorized across x.
+"""
+
+import webhal as hl
+
+
+def blur(image: hl.ImageParam, vector: int = 16) -> hl.Func:
+    x, y, yi = hl.Var("x"), hl.Var("y"), hl.Var("yi")
+    blur_x, blur_y = hl.Func("blur_x"), hl.Func("blur_y")
+    blur_x[x, y] = (hl.u16(image[x, y]) + image[x + 1, y] + image[x + 2, y]) / 3
+    blur_y[x, y] = hl.u8((blur_x[x, y] + blur_x[x, y + 1] + blur_x[x, y + 2]) / 3)
+    blur_y.split(y, y, yi, 8).parallel(y).vectorize(x, vector)
+    blur_x.compute_at(blur_y, y).vectorize(x, vector)
+    return blur_y
