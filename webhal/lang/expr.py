@@ -14,6 +14,8 @@ Halide's C++ and Python front ends apply:
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 
 from webhal.errors import CompileError, user_location
@@ -143,13 +145,23 @@ def to_node(value, like: Type | None = None) -> ir.Expr:
             like = Float(32)
             if math.isfinite(value) and float(like.dtype.type(value)) != value:
                 warnings.warn(f"the float constant {value!r} becomes float32 and loses precision; "
-                              "use hl.f64() or hl.f32() to choose", stacklevel=4)
+                              "use hl.f64() or hl.f32() to choose", stacklevel=_user_stacklevel())
         return make_const(like, value)
     if hasattr(value, "dtype") and getattr(value, "shape", None) == ():  # numpy scalar
         from webhal.ir.types import type_of_dtype
         return make_const(type_of_dtype(value.dtype), value.item())
     raise CompileError(f"cannot use {value!r} (a {type(value).__name__}) as a webhal Expr",
                        user_location())
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel for warnings.warn, called from here, that names the user's line."""
+    from webhal.errors import _PACKAGE_DIR
+    level, frame = 1, sys._getframe(2)  # the caller of our caller is level 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level + 1
 
 
 def make_const(t: Type, value) -> ir.Expr:
