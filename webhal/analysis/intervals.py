@@ -165,6 +165,11 @@ def _div(a: Interval, c: Interval, e) -> Interval:
                             _map(lambda x: ops.div(x, c.min), a.max))
         return Interval(_map(lambda x: ops.div(x, c.min), a.max),
                         _map(lambda x: ops.div(x, c.min), a.min))
+    if c.min is not None and c.min == c.max and a.is_bounded():
+        # One divisor of unknown sign (a fused loop's inner extent): Euclidean division is
+        # monotonic in the numerator for either sign, and x / 0 is 0 for every x.
+        lo, hi = ops.div(a.min, c.min), ops.div(a.max, c.min)
+        return Interval(ops.minimum(lo, hi), ops.maximum(lo, hi))
     lo_c = ops.as_const(c.min) if c.min is not None else None
     if lo_c is not None and lo_c > 0 and a.is_bounded() and c.max is not None:
         cands = [ops.div(x, y) for x in (a.min, a.max) for y in (c.min, c.max)]
