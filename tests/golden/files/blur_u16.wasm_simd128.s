@@ -28,7 +28,7 @@ blur_u16:
 	local.get	0
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	call	halide_error_buffer_argument_is_null
 	local.set	0
 	br      	1
@@ -44,7 +44,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -60,7 +60,7 @@ blur_u16:
 	local.tee	4
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	call	halide_error_host_is_null
 	local.set	0
 	br      	1
@@ -70,7 +70,7 @@ blur_u16:
 	local.get	1
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.729616690198
+	i32.const	.L.str.1
 	call	halide_error_buffer_argument_is_null
 	local.set	0
 	br      	1
@@ -86,7 +86,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.729616690198
+	i32.const	.L.str.1
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -102,7 +102,7 @@ blur_u16:
 	local.tee	5
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.729616690198
+	i32.const	.L.str.1
 	call	halide_error_host_is_null
 	local.set	0
 	br      	1
@@ -122,9 +122,9 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.757707072174
+	i32.const	.L.str.2
 	local.get	6
-	i32.const	.L.str.588737162791
+	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
 	local.set	0
@@ -141,7 +141,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	local.get	0
 	i32.const	69633
 	call	halide_error_bad_type
@@ -163,9 +163,9 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.182325415025
+	i32.const	.L.str.4
 	local.get	6
-	i32.const	.L.str.588737162791
+	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
 	local.set	0
@@ -182,7 +182,7 @@ blur_u16:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.729616690198
+	i32.const	.L.str.1
 	local.get	6
 	i32.const	69633
 	call	halide_error_bad_type
@@ -279,7 +279,7 @@ blur_u16:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.473943125698
+	i32.const	.L.str.5
 	i32.const	0
 	local.get	16
 	local.get	15
@@ -326,7 +326,7 @@ blur_u16:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.473943125698
+	i32.const	.L.str.5
 	i32.const	1
 	local.get	3
 	local.get	15
@@ -350,7 +350,7 @@ blur_u16:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.986104978475
+	i32.const	.L.str.6
 	i32.const	0
 	local.get	13
 	local.get	14
@@ -374,7 +374,7 @@ blur_u16:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.986104978475
+	i32.const	.L.str.6
 	i32.const	1
 	local.get	3
 	local.get	13
@@ -1384,49 +1384,49 @@ blur_u16.par_for.1:
 	i32.const	0
 	end_function
 
-	.type	.L.str.950379356107,@object
-	.section	.rodata..L.str.950379356107,"",@
-.L.str.950379356107:
+	.type	.L.str.0,@object
+	.section	.rodata..L.str.0,"",@
+.L.str.0:
 	.asciz	"input"
-	.size	.L.str.950379356107, 6
+	.size	.L.str.0, 6
 
-	.type	.L.str.729616690198,@object
-	.section	.rodata..L.str.729616690198,"",@
-.L.str.729616690198:
+	.type	.L.str.1,@object
+	.section	.rodata..L.str.1,"",@
+.L.str.1:
 	.asciz	"blur_y"
-	.size	.L.str.729616690198, 7
+	.size	.L.str.1, 7
 
-	.type	.L.str.757707072174,@object
-	.section	.rodata..L.str.757707072174,"",@
-.L.str.757707072174:
+	.type	.L.str.2,@object
+	.section	.rodata..L.str.2,"",@
+.L.str.2:
 	.asciz	"input.stride.0"
-	.size	.L.str.757707072174, 15
+	.size	.L.str.2, 15
 
-	.type	.L.str.588737162791,@object
-	.section	.rodata..L.str.588737162791,"",@
-.L.str.588737162791:
+	.type	.L.str.3,@object
+	.section	.rodata..L.str.3,"",@
+.L.str.3:
 	.asciz	"1"
-	.size	.L.str.588737162791, 2
+	.size	.L.str.3, 2
 
-	.type	.L.str.182325415025,@object
-	.section	.rodata..L.str.182325415025,"",@
-.L.str.182325415025:
+	.type	.L.str.4,@object
+	.section	.rodata..L.str.4,"",@
+.L.str.4:
 	.asciz	"blur_y.stride.0"
-	.size	.L.str.182325415025, 16
+	.size	.L.str.4, 16
 
-	.type	.L.str.473943125698,@object
-	.section	.rodata..L.str.473943125698,"",@
+	.type	.L.str.5,@object
+	.section	.rodata..L.str.5,"",@
 	.p2align	4, 0x0
-.L.str.473943125698:
+.L.str.5:
 	.asciz	"Input buffer input"
-	.size	.L.str.473943125698, 19
+	.size	.L.str.5, 19
 
-	.type	.L.str.986104978475,@object
-	.section	.rodata..L.str.986104978475,"",@
+	.type	.L.str.6,@object
+	.section	.rodata..L.str.6,"",@
 	.p2align	4, 0x0
-.L.str.986104978475:
+.L.str.6:
 	.asciz	"Output buffer blur_y"
-	.size	.L.str.986104978475, 21
+	.size	.L.str.6, 21
 
 	.no_dead_strip	__indirect_function_table
 	.section	.custom_section.target_features,"",@
@@ -1440,4 +1440,4 @@ blur_u16.par_for.1:
 	.int8	43
 	.int8	7
 	.ascii	"simd128"
-	.section	.rodata..L.str.986104978475,"",@
+	.section	.rodata..L.str.6,"",@

@@ -16,7 +16,7 @@ brighten_f32:
 	local.get	0
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	call	halide_error_buffer_argument_is_null
 	return
 .LBB0_2:
@@ -31,7 +31,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -46,7 +46,7 @@ brighten_f32:
 	local.tee	4
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	call	halide_error_host_is_null
 	return
 .LBB0_6:
@@ -55,7 +55,7 @@ brighten_f32:
 	local.get	2
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.899672454348
+	i32.const	.L.str.1
 	call	halide_error_buffer_argument_is_null
 	return
 .LBB0_8:
@@ -70,7 +70,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.899672454348
+	i32.const	.L.str.1
 	local.get	3
 	i32.const	2
 	call	halide_error_bad_dimensions
@@ -85,7 +85,7 @@ brighten_f32:
 	local.tee	5
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.899672454348
+	i32.const	.L.str.1
 	call	halide_error_host_is_null
 	return
 .LBB0_12:
@@ -104,9 +104,9 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.757707072174
+	i32.const	.L.str.2
 	local.get	6
-	i32.const	.L.str.588737162791
+	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
 	return
@@ -122,7 +122,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.950379356107
+	i32.const	.L.str.0
 	local.get	0
 	i32.const	73730
 	call	halide_error_bad_type
@@ -143,9 +143,9 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.1060264473841
+	i32.const	.L.str.4
 	local.get	6
-	i32.const	.L.str.588737162791
+	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
 	return
@@ -161,7 +161,7 @@ brighten_f32:
 	i32.eq  
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.899672454348
+	i32.const	.L.str.1
 	local.get	6
 	i32.const	73730
 	call	halide_error_bad_type
@@ -245,7 +245,7 @@ brighten_f32:
 	i32.and 
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.473943125698
+	i32.const	.L.str.5
 	i32.const	0
 	local.get	14
 	local.get	0
@@ -281,7 +281,7 @@ brighten_f32:
 	i32.eqz
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.473943125698
+	i32.const	.L.str.5
 	i32.const	1
 	local.get	13
 	local.get	3
@@ -299,7 +299,7 @@ brighten_f32:
 	i32.ge_s
 	br_if   	0
 	i32.const	0
-	i32.const	.L.str.684065044616
+	i32.const	.L.str.6
 	i32.const	0
 	local.get	14
 	local.get	0
@@ -502,50 +502,50 @@ brighten_f32:
 	i32.const	0
 	end_function
 
-	.type	.L.str.950379356107,@object
-	.section	.rodata..L.str.950379356107,"",@
-.L.str.950379356107:
+	.type	.L.str.0,@object
+	.section	.rodata..L.str.0,"",@
+.L.str.0:
 	.asciz	"input"
-	.size	.L.str.950379356107, 6
+	.size	.L.str.0, 6
 
-	.type	.L.str.899672454348,@object
-	.section	.rodata..L.str.899672454348,"",@
-.L.str.899672454348:
+	.type	.L.str.1,@object
+	.section	.rodata..L.str.1,"",@
+.L.str.1:
 	.asciz	"brighten"
-	.size	.L.str.899672454348, 9
+	.size	.L.str.1, 9
 
-	.type	.L.str.757707072174,@object
-	.section	.rodata..L.str.757707072174,"",@
-.L.str.757707072174:
+	.type	.L.str.2,@object
+	.section	.rodata..L.str.2,"",@
+.L.str.2:
 	.asciz	"input.stride.0"
-	.size	.L.str.757707072174, 15
+	.size	.L.str.2, 15
 
-	.type	.L.str.588737162791,@object
-	.section	.rodata..L.str.588737162791,"",@
-.L.str.588737162791:
+	.type	.L.str.3,@object
+	.section	.rodata..L.str.3,"",@
+.L.str.3:
 	.asciz	"1"
-	.size	.L.str.588737162791, 2
+	.size	.L.str.3, 2
 
-	.type	.L.str.1060264473841,@object
-	.section	.rodata..L.str.1060264473841,"",@
+	.type	.L.str.4,@object
+	.section	.rodata..L.str.4,"",@
 	.p2align	4, 0x0
-.L.str.1060264473841:
+.L.str.4:
 	.asciz	"brighten.stride.0"
-	.size	.L.str.1060264473841, 18
+	.size	.L.str.4, 18
 
-	.type	.L.str.473943125698,@object
-	.section	.rodata..L.str.473943125698,"",@
+	.type	.L.str.5,@object
+	.section	.rodata..L.str.5,"",@
 	.p2align	4, 0x0
-.L.str.473943125698:
+.L.str.5:
 	.asciz	"Input buffer input"
-	.size	.L.str.473943125698, 19
+	.size	.L.str.5, 19
 
-	.type	.L.str.684065044616,@object
-	.section	.rodata..L.str.684065044616,"",@
+	.type	.L.str.6,@object
+	.section	.rodata..L.str.6,"",@
 	.p2align	4, 0x0
-.L.str.684065044616:
+.L.str.6:
 	.asciz	"Output buffer brighten"
-	.size	.L.str.684065044616, 23
+	.size	.L.str.6, 23
 
 	.section	.custom_section.target_features,"",@
 	.int8	3
@@ -558,4 +558,4 @@ brighten_f32:
 	.int8	43
 	.int8	7
 	.ascii	"simd128"
-	.section	.rodata..L.str.684065044616,"",@
+	.section	.rodata..L.str.6,"",@

@@ -89,7 +89,8 @@ class ExprCodegen:
                                                                       [0] * lanes))
 
     def string(self, text: str) -> ll.Value:
-        name = f".str.{abs(hash(text)) % (1 << 40)}"
+        strings = self.__dict__.setdefault("_strings", {})
+        name = strings.setdefault(text, f".str.{len(strings)}")
         g = self.module.globals.get(name)
         if g is None:
             data = bytearray(text.encode() + b"\0")
