@@ -34,7 +34,7 @@ demo: setup
 	$(VENV)/bin/webhal demo
 
 lint: setup
-	$(VENV)/bin/ruff check webhal tests benchmarks demos
+	$(VENV)/bin/ruff check .
 
 test: setup lint
 	$(VENV)/bin/pytest
