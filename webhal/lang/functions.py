@@ -88,10 +88,11 @@ def max(a, b, *rest) -> Expr:  # noqa: A001
 
 
 def clamp(a, lo, hi) -> Expr:
-    """min(max(a, lo), hi) with lo and hi converted to a's type."""
+    """min(max(a, lo), hi) with lo and hi converted to a's type (a Python float is a float32
+    first, as everywhere in Halide's bindings)."""
     an = to_node(a)
-    lo_n = cast_node(an.type, to_node(lo, like=an.type))
-    hi_n = cast_node(an.type, to_node(hi, like=an.type))
+    lo_n = cast_node(an.type, to_node(lo, like=None if isinstance(lo, float) else an.type))
+    hi_n = cast_node(an.type, to_node(hi, like=None if isinstance(hi, float) else an.type))
     return Expr(ir.Min(ir.Max(an, lo_n), hi_n))
 
 
