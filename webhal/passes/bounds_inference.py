@@ -56,7 +56,7 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
             lo = ops.var(f"{fn.name}.min.{i}")
             hi = ops.sub(ops.add(lo, ops.var(f"{fn.name}.extent.{i}")), ops.const(1))
             region.append(Interval(lo, hi))
-        return region
+        return _explicit_bounds(fn, region)
     required = boxes_required(consume, {fn.name}).get(fn.name)
     if required is None:  # computed but never read here: an empty region
         required = [Interval(ops.const(0), ops.const(-1)) for _ in fn.pure_args]
@@ -69,11 +69,7 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
         touched = boxes_touched(produce, {fn.name}, scope).get(fn.name)
         if touched is not None:
             required = [a.union(t) for a, t in zip(required, touched)]
-    for arg, (lo, extent) in fn.schedule.bounds.items():
-        i = fn.pure_args.index(arg)
-        lo = ops.cast(ops.I32, lo)
-        required[i] = Interval(lo, ops.sub(ops.add(lo, ops.cast(ops.I32, extent)),
-                                           ops.const(1)))
+    required = _explicit_bounds(fn, required)
     for i, iv in enumerate(required):
         if not iv.is_bounded():
             side = "below" if iv.min is None else "above"
@@ -83,6 +79,17 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
                 "(hl.clamp or a BoundaryConditions function) or give it a bound()",
                 fn.definitions[0].where)
     return required
+
+
+def _explicit_bounds(fn: Function, region: Box) -> Box:
+    """The region with bound() replacing it where given (outputs too: their loops then have the
+    bound's extent, which vectorize() and unroll() of the whole loop need)."""
+    region = list(region)
+    for arg, (lo, extent) in fn.schedule.bounds.items():
+        i = fn.pure_args.index(arg)
+        lo = ops.cast(ops.I32, lo)
+        region[i] = Interval(lo, ops.sub(ops.add(lo, ops.cast(ops.I32, extent)), ops.const(1)))
+    return region
 
 
 def _size_realization(r: st.Realize, ctx: LowerContext) -> st.Stmt:
