@@ -60,6 +60,21 @@ def _region_checks(name: str, box, what: str) -> list[st.Stmt]:
     return out
 
 
+def _explicit_bounds_checks(fn) -> list[st.Stmt]:
+    """An output's bound() must cover its buffer: its loops run over the bound only."""
+    out = []
+    for arg, (lo, extent) in fn.schedule.bounds.items():
+        d = fn.pure_args.index(arg)
+        lo = ops.cast(I32, lo)
+        hi = ops.sub(ops.add(lo, ops.cast(I32, extent)), ops.const(1))
+        need_lo = ops.var(f"{fn.name}.min.{d}")
+        need_hi = ops.sub(ops.add(need_lo, ops.var(f"{fn.name}.extent.{d}")), ops.const(1))
+        out.append(st.AssertStmt(ir.And(ir.LE(lo, need_lo), ir.GE(hi, need_hi)), runtime_call(
+            "halide_error_explicit_bounds_too_small", ir.StringImm(fn.name), ir.StringImm(arg),
+            lo, hi, need_lo, need_hi)))
+    return out
+
+
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     if ctx.target.has_feature("no_asserts"):
         return s
@@ -72,6 +87,8 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     for name in ctx.inputs:
         if name in required:
             checks += _region_checks(name, required[name], "Input buffer")
+    for fn in ctx.outputs:
+        checks += _explicit_bounds_checks(fn)
     provided = boxes_provided(s, {fn.name for fn in ctx.outputs})
     for fn in ctx.outputs:
         if fn.name in provided:

@@ -97,7 +97,8 @@ class WasmPipeline:
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
 
     def _error_function(self, name: str):
-        strings = {"halide_error_constraint_violated": (0, 2)}.get(name, (0,))
+        strings = {"halide_error_constraint_violated": (0, 2),
+                   "halide_error_explicit_bounds_too_small": (0, 1)}.get(name, (0,))
 
         def report(uc, *args):
             args = [self.heap.string(a) if i in strings else a for i, a in enumerate(args)]

@@ -7,6 +7,7 @@ from webhal.errors import BufferError, HalideError
 
 # Halide's error codes (HalideRuntime.h), the values the pipeline returns.
 CODES = {
+    "halide_error_explicit_bounds_too_small": -2,
     "halide_error_bad_type": -3,
     "halide_error_access_out_of_bounds": -4,
     "halide_error_constraint_violated": -8,
@@ -60,6 +61,11 @@ def message(function: str, args: list) -> tuple[str, type[HalideError]]:
         case "halide_error_host_is_null":
             return (f"buffer {args[0]} has no host memory (webhal does not do bounds queries: "
                     "allocate the buffer first)"), BufferError
+        case "halide_error_explicit_bounds_too_small":
+            func, var, lo, hi, required_lo, required_hi = args
+            return (f"Bounds given for Func {func} in {var} (from {lo} to {hi}) do not cover the "
+                    f"required region (from {required_lo} to {required_hi}); realize the "
+                    "bound()'s region or change the bound()"), BufferError
         case "halide_error_out_of_memory":
             return "out of memory while running the pipeline", HalideError
     return f"{function}{tuple(args)}", HalideError

@@ -95,6 +95,8 @@ CALLBACKS = {
         "halide_error_buffer_argument_is_null", [_P], (0,)),
     "halide_error_host_is_null": _error_callback("halide_error_host_is_null", [_P], (0,)),
     "halide_error_out_of_memory": _error_callback("halide_error_out_of_memory", [], ()),
+    "halide_error_explicit_bounds_too_small": _error_callback(
+        "halide_error_explicit_bounds_too_small", [_P, _P, _I, _I, _I, _I], (0, 1)),
     "halide_do_par_for": ctypes.CFUNCTYPE(ctypes.c_int, _P, _P, ctypes.c_int, ctypes.c_int,
                                           _P)(_do_par_for),
 }

@@ -81,6 +81,10 @@ _FORMATS = {
     "halide_error_buffer_argument_is_null": ([PTR], "buffer argument %s is NULL"),
     "halide_error_host_is_null": ([PTR], "buffer %s has no host memory"),
     "halide_error_out_of_memory": ([], "out of memory"),
+    "halide_error_explicit_bounds_too_small": (
+        [PTR, PTR, I32, I32, I32, I32],
+        "bounds given for %s in %s (from %d to %d) do not cover the required region "
+        "(from %d to %d)"),
 }
 
 
