@@ -68,6 +68,7 @@ class WasmPipeline:
         config = wasmtime.Config()
         config.wasm_simd = True
         config.wasm_threads = target.has_feature("wasm_threads")
+        config.shared_memory = target.has_feature("wasm_threads")
         config.wasm_bulk_memory = True
         self.engine = wasmtime.Engine(config)
         self.store = wasmtime.Store(self.engine)

@@ -15,9 +15,35 @@ PAGE = 65536
 ALIGN = 64
 
 
+class _Memory:
+    """wasmtime's Memory and SharedMemory behind one interface (the shared one takes no store)."""
+
+    def __init__(self, store, memory):
+        import wasmtime
+        self.store, self.memory = store, memory
+        self.shared = isinstance(memory, wasmtime.SharedMemory)
+
+    def _args(self):
+        return () if self.shared else (self.store,)
+
+    def size(self) -> int:
+        if self.shared:  # wasmtime-py's SharedMemory.size() passes a wrong pointer type
+            return self.data_len() // PAGE
+        return self.memory.size(*self._args())
+
+    def grow(self, pages: int) -> None:
+        self.memory.grow(*self._args(), pages)
+
+    def data_ptr(self):
+        return self.memory.data_ptr(*self._args())
+
+    def data_len(self) -> int:
+        return self.memory.data_len(*self._args())
+
+
 class WasmHeap:
     def __init__(self, store, memory, heap_base: int):
-        self.store, self.memory = store, memory
+        self.store, self.memory = store, _Memory(store, memory)
         self.base = (heap_base + ALIGN - 1) // ALIGN * ALIGN
         self.top = self.base
         self.blocks: list[tuple[int, int]] = []  # (address, end), in allocation order
@@ -29,9 +55,9 @@ class WasmHeap:
     def malloc(self, size: int) -> int:
         addr = self.top
         end = (addr + max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
-        have = self.memory.size(self.store) * PAGE
+        have = self.memory.size() * PAGE
         if end > have:
-            self.memory.grow(self.store, (end - have + PAGE - 1) // PAGE)
+            self.memory.grow((end - have + PAGE - 1) // PAGE)
         self.top = end
         self.blocks.append((addr, end))
         return addr
@@ -43,8 +69,8 @@ class WasmHeap:
 
     def view(self) -> np.ndarray:
         """All of memory as bytes (re-take after anything that may grow it)."""
-        ptr = self.memory.data_ptr(self.store)
-        size = self.memory.data_len(self.store)
+        ptr = self.memory.data_ptr()
+        size = self.memory.data_len()
         return np.ctypeslib.as_array(ptr, shape=(size,))
 
     def write(self, addr: int, data: bytes | np.ndarray) -> None:
