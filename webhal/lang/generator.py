@@ -66,7 +66,10 @@ class Generator:
 
     _halide_name = ""
 
-    def __init__(self, **generator_params):
+    def __init__(self, generator_params: dict | None = None, **more_params):
+        """GeneratorParams by keyword, or as a dict as in Halide's bindings
+        (`Brighten(generator_params={"gain": 2.0})`)."""
+        generator_params = {**(generator_params or {}), **more_params}
         cls = type(self)
         known = self.generator_params()
         for k, v in generator_params.items():
