@@ -68,6 +68,13 @@ def test_generator_params_override_defaults():
                                   expected_brighten(DATA, 0.5, 3, 100, True))
 
 
+def test_generator_params_as_a_dict_as_in_halide():
+    gen = Brighten(generator_params={"gain": 0.25, "invert": True})
+    assert (gen.gain, gen.levels, gen.invert) == (0.25, 256, True)
+    np.testing.assert_array_equal(run_brighten(gen, DATA),
+                                  expected_brighten(DATA, 0.25, invert=True))
+
+
 def test_generator_params_from_strings_take_the_default_type():
     gen = Brighten(gain="2", levels="64", invert="true")
     assert gen.gain == 2.0 and isinstance(gen.gain, float)
