@@ -354,6 +354,19 @@ def test_rdom_over_a_buffer_covers_its_shape():
     assert realize(f, []).item() == (data * (np.arange(4) + 1)).sum()
 
 
+def test_rdom_from_ranges():
+    r = hl.RDom([hl.Range(2, 3), hl.Range(-1, 2)])
+    assert str(r.x.min()) == "2" and str(r.y.extent()) == "2"
+    f = hl.Func("f")
+    f[()] = 0
+    f[()] = f[()] * 10 + r.x + 3 * r.y
+    expect = 0
+    for ry in (-1, 0):
+        for rx in (2, 3, 4):
+            expect = expect * 10 + rx + 3 * ry
+    assert realize(f, []).item() == expect
+
+
 def test_rdom_accessors():
     r = hl.RDom([(2, 5), (-1, 3)], "r")
     assert r.name() == "r"
