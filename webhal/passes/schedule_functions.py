@@ -81,7 +81,7 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
         for i, (m, e) in enumerate(zip(d.rdom.mins, d.rdom.extents)):
             ranges[d.rdom.var_name(i)] = (inline_calls(m, ctx), inline_calls(e, ctx))
     lets: list[tuple[str, ir.Expr]] = []
-    guards: list[ir.Expr] = []
+    guards: dict[int, list[ir.Expr]] = {}  # by the index of the let they test
     for s in sched.splits:
         if isinstance(s, Split):
             q_old = names[s.old]
@@ -100,8 +100,9 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
                 base = ops.minimum(base, ops.sub(old_ext, factor))
             lets.append((prefix + q_old, ops.add(ops.add(base, inner), old_min)))
             if tail is TailStrategy.GuardWithIf:
-                guards.append(ir.LE(ops.var(prefix + q_old),
-                                    ops.sub(ops.add(old_min, old_ext), ops.const(1))))
+                guards.setdefault(len(lets) - 1, []).append(
+                    ir.LE(ops.var(prefix + q_old), ops.sub(ops.add(old_min, old_ext),
+                                                           ops.const(1))))
         elif isinstance(s, Fuse):
             q_in, q_out = names[s.inner], names[s.outer]
             q_fused = f"{q_in}.{s.fused}"
@@ -128,9 +129,11 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
             p = substitute(inline_calls(p, ctx), rename)
             cond = p if cond is None else ir.And(cond, p)
         body = st.IfThenElse(cond, body)
-    for g in reversed(guards):
-        body = st.IfThenElse(ir.Call(Bool(), "likely", (g,), ir.CallType.INTRINSIC), body)
-    for name, value in lets:
+    # Each guard sits just inside the let it tests, so that the variables defined from the
+    # guarded one (the halves of a fused loop) are bounded by it too.
+    for k, (name, value) in enumerate(lets):
+        for g in reversed(guards.get(k, [])):
+            body = st.IfThenElse(ir.Call(Bool(), "likely", (g,), ir.CallType.INTRINSIC), body)
         body = st.LetStmt(name, value, body)
     for dim in sched.dims:  # innermost first
         q = names[dim.name]
