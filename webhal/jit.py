@@ -26,9 +26,10 @@ def compile_jit(pipeline, target, name: str = "pipeline"):
            tuple(a.name() for a in lowered.inputs))
     compiled = _CACHE.get(key)
     if compiled is None:
-        if target.has_gpu_feature():
-            raise CompileError(f"target {target}: GPU code generation is not available yet; "
-                               "use a CPU target (host, wasm-32-wasmrt[-wasm_simd128])")
+        others = [f for f in ("vulkan", "cuda", "opencl", "metal") if target.has_feature(f)]
+        if others:
+            raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
+                               f"{others[0]} feature is not supported yet (use -webgpu)")
         if target.is_wasm:
             from webhal.runners.wasmtime import WasmPipeline
             compiled = WasmPipeline(lowered, target)

@@ -21,6 +21,7 @@ from webhal.passes import (
     add_buffer_checks,
     bounds_inference,
     lower_intrinsics,
+    offload_gpu_loops,
     schedule_functions,
     simplify,
     storage_flattening,
@@ -39,6 +40,7 @@ PASSES = [
     ("unroll", unroll.run),
     ("vectorize", vectorize.run),
     ("simplify", simplify.run),
+    ("offload GPU loops", offload_gpu_loops.run),
 ]
 
 
@@ -96,7 +98,27 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
         new = fn(s, ctx)
         _log(level, pass_name, new, s, time.perf_counter() - t0)
         s = new
-    return Lowered(name, s, list(arguments), outputs, ctx)
+    lowered = Lowered(name, s, list(arguments), outputs, ctx)
+    if ctx.kernels:
+        _log_wgsl(lowered, level)
+    return lowered
+
+
+def wgsl_of(lowered: Lowered) -> tuple[str, dict]:
+    """The pipeline's WGSL module and binding manifest (empty when it has no GPU kernels)."""
+    from webhal.codegen.wgsl.module import build_module
+    return build_module(lowered.ctx.kernels, lowered.ctx.gpu_buffers)
+
+
+def _log_wgsl(lowered: Lowered, level: int) -> None:
+    path = os.environ.get("HL_WGSL_DUMP_FILE")
+    if level >= 1 or path:
+        wgsl, _ = wgsl_of(lowered)
+        if level >= 1:
+            print(f"WGSL of {lowered.name}:\n{wgsl}", file=sys.stderr)
+        if path:
+            with open(path, "w") as f:
+                f.write(wgsl)
 
 
 def _log(level: int, name: str, s: st.Stmt, before, seconds: float) -> None:

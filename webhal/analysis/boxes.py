@@ -89,6 +89,9 @@ class _Collector:
                 self.expr(s.value, scope, cons)
             case st.AssertStmt():
                 pass
+            case st.GPULaunch():
+                for e in (*s.grid, *s.args):
+                    self.expr(e, scope, cons)
             case st.Store():
                 self.expr(s.value, scope, cons)
                 self.expr(s.index, scope, cons)

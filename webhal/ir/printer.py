@@ -136,6 +136,10 @@ def stmt_to_string(s, indent: int = 0) -> str:
         case st.Allocate():
             return (f"{pad}allocate {s.name}[{s.type} * {to_string(s.size)}]\n"
                     f"{stmt_to_string(s.body, indent)}{pad}free {s.name}\n")
+        case st.GPULaunch():
+            grid = ", ".join(to_string(g) for g in s.grid)
+            args = ", ".join(to_string(a) for a in s.args)
+            return f"{pad}gpu_launch kernel {s.kernel_id} <<<{grid}>>>({args})\n"
         case st.Store():
             pred = "" if s.predicate is None else f" if {to_string(s.predicate)}"
             return f"{pad}{s.name}[{to_string(s.index)}] = {to_string(s.value)}{pred}\n"

@@ -114,3 +114,13 @@ def block(*stmts: Stmt | None) -> Stmt:
     if len(flat) == 1:
         return flat[0]
     return Block(tuple(flat))
+
+
+@dataclass(frozen=True, slots=True)
+class GPULaunch(Stmt):
+    """Run kernel `kernel_id` of the pipeline's GPU module over `grid` workgroups, with the
+    kernel's scalar arguments `args` (in its manifest's order)."""
+
+    kernel_id: int
+    grid: tuple[ir.Expr, ir.Expr, ir.Expr]
+    args: tuple[ir.Expr, ...]

@@ -15,6 +15,8 @@ class LowerContext:
     target: object
     inputs: dict[str, object] = field(default_factory=dict)   # name -> ImageParam or Buffer
     params: dict[str, object] = field(default_factory=dict)   # name -> Param
+    kernels: list = field(default_factory=list)                # GPU kernels, by launch id
+    gpu_buffers: dict[str, int] = field(default_factory=dict)  # buffers on the GPU -> id
 
     def is_output(self, fn: Function) -> bool:
         return any(fn is o for o in self.outputs)

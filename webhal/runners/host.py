@@ -55,6 +55,12 @@ class HostPipeline:
         argtypes = [ctypes.c_void_p if a.is_buffer else scalar_ctype(a.type)
                     for a in self.arguments]
         self.function = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
+        self.gpu = None
+        if lowered.ctx.kernels:
+            from webhal.pipeline import wgsl_of
+            from webhal.runtime.webgpu import HostMemory, WebGPURuntime
+            wgsl, manifest = wgsl_of(lowered)
+            self.gpu = WebGPURuntime(wgsl, manifest, HostMemory())
 
     def __call__(self, values) -> int:
         keep, args = [], []
@@ -66,7 +72,11 @@ class HostPipeline:
             else:
                 args.append(v)
         rt.take_error()
+        rt.current_gpu.runtime = self.gpu
         start = time.perf_counter()
-        code = self.function(*args)
+        try:
+            code = self.function(*args)
+        finally:
+            rt.current_gpu.runtime = None
         self.last_call_seconds = time.perf_counter() - start
         return code

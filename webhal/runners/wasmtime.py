@@ -54,6 +54,19 @@ def link_standalone(obj: bytes, name: str, target) -> bytes:
             return f.read()
 
 
+class _WasmMemory:
+    """Host memory of the GPU runtime: offsets in the module's memory."""
+
+    def __init__(self, heap: WasmHeap):
+        self.heap = heap
+
+    def read(self, address: int, nbytes: int) -> bytes:
+        return self.heap.read(address, nbytes).tobytes()
+
+    def write(self, address: int, data: bytes) -> None:
+        self.heap.write(address, data)
+
+
 class WasmPipeline:
     """A pipeline compiled to wasm and instantiated in wasmtime. Call with argument values in
     order (hl.Buffers for buffers, numbers for scalars); returns the error code."""
@@ -83,6 +96,11 @@ class WasmPipeline:
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
         self.entry = exports[lowered.name]
+        if lowered.ctx.kernels:
+            from webhal.pipeline import wgsl_of
+            from webhal.runtime.webgpu import WebGPURuntime
+            wgsl, manifest = wgsl_of(lowered)
+            self.gpu = WebGPURuntime(wgsl, manifest, _WasmMemory(self.heap))
 
     def _import(self, name: str):
         if name in _MATH:
@@ -93,6 +111,8 @@ class WasmPipeline:
             return lambda uc, ptr: self.heap.free(ptr)
         if name.startswith("halide_error"):
             return self._error_function(name)
+        if name.startswith("webhal_gpu_"):
+            return self._gpu_function(name[len("webhal_gpu_"):])
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
             return getattr(self, "_" + name)
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
@@ -118,6 +138,20 @@ class WasmPipeline:
         return dst
 
     _memcpy = _memmove
+
+    def _gpu_function(self, method: str):
+        method = {"run": "run_packed"}.get(method, method)
+
+        def call(uc, *args):
+            try:
+                code = getattr(self.gpu, method)(*args)
+            except Exception as e:  # report, do not unwind through wasm frames
+                self.error = (f"WebGPU: {e}", RuntimeError)
+                return -23
+            if code and self.gpu.error and self.error is None:
+                self.error = self.gpu.error
+            return code
+        return call
 
     def take_error(self):
         e, self.error = self.error, None

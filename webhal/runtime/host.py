@@ -82,7 +82,37 @@ def _error_callback(name: str, argtypes, strings: tuple[int, ...]):
     return proto(fn)
 
 
+# The WebGPU runtime of the pipeline running on this thread (set around each call).
+current_gpu = threading.local()
+
+
+def _gpu(method: str, proto):
+    def fn(uc, *args):
+        rt = getattr(current_gpu, "runtime", None)
+        if rt is None:
+            _state.error = ("a GPU call reached a pipeline without a WebGPU runtime", Exception)
+            return -1
+        try:
+            code = getattr(rt, method)(*args)
+        except Exception as e:  # a device error must not unwind through JIT frames
+            _state.error = (f"WebGPU: {e}", RuntimeError)
+            return -23
+        if code and rt.error and getattr(_state, "error", None) is None:
+            _state.error = rt.error
+        return code
+    return proto(fn)
+
+
+def _gpu_run(rt, kernel, gx, gy, gz, args, nbytes):
+    return rt.run(kernel, gx, gy, gz, ctypes.string_at(args, nbytes) if nbytes else b"")
+
+
 CALLBACKS = {
+    "webhal_gpu_buffer": _gpu("buffer", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I, _P, _I, _I)),
+    "webhal_gpu_host_dirty": _gpu("host_dirty", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I)),
+    "webhal_gpu_copy_to_host": _gpu("copy_to_host", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I)),
+    "webhal_gpu_run": _gpu("run_packed", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I, _I, _I, _I,
+                                                          _P, _I)),
     "halide_error_access_out_of_bounds": _error_callback(
         "halide_error_access_out_of_bounds", [_P, _I, _I, _I, _I, _I], (0,)),
     "halide_error_bad_type": _error_callback("halide_error_bad_type", [_P, ctypes.c_uint32,

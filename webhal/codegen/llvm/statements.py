@@ -125,6 +125,27 @@ class StmtCodegen(ExprCodegen):
         self.bind(s.name, ptr, lambda: self.stmt(s.body))
         self.builder.call(free, [self.user_context, ptr])
 
+    def _s_GPULaunch(self, s):
+        """Pack the kernel's scalars (4 bytes each) and call webhal_gpu_run."""
+        b = self.builder
+        n = max(1, len(s.args))
+        with b.goto_block(self.entry_block):
+            b.position_at_start(self.entry_block)
+            packed = b.alloca(ll.ArrayType(I32, n), name="gpu.args")
+        for i, a in enumerate(s.args):
+            v = self.expr(a)
+            if a.type.is_float():
+                v = b.bitcast(v, I32)
+            elif a.type.bits < 32:
+                v = b.zext(v, I32)
+            b.store(v, b.gep(packed, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
+        run = self.declare("webhal_gpu_run", I32, [PTR, I32, I32, I32, I32, PTR, I32])
+        grid = [self.expr(g) for g in s.grid]
+        code = b.call(run, [self.user_context, ll.Constant(I32, s.kernel_id), *grid,
+                            opaque(b, packed), ll.Constant(I32, 4 * len(s.args))])
+        with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
+            b.ret(code)
+
     def _s_For(self, s):
         if s.for_type is ForType.Parallel:
             self.parallel_for(s)

@@ -1,0 +1,215 @@
+"""Offload GPU loops: each outermost gpu_block loop nest becomes a kernel of the pipeline's GPU
+module, launched from the host code. The host keeps each buffer's device copy in step the way
+Halide's buffers do (host/device dirty state, in the runtime): buffers are registered where they
+come to exist, CPU writes mark the host copy newer, and CPU reads and the pipeline's end copy
+device results back only when the device copy is newer.
+
+Applies only when the target has a GPU feature; otherwise GPU loops run as serial CPU loops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhal.errors import ScheduleError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.printer import to_string
+from webhal.ir.types import Handle, Int, Type
+from webhal.ir.visitor import rebuild, walk
+from webhal.lang.schedule import ForType
+from webhal.passes.add_buffer_checks import runtime_call
+from webhal.passes.context import LowerContext
+
+
+@dataclass
+class GPULoop:
+    name: str
+    min: ir.Expr
+    extent: ir.Expr
+
+
+@dataclass
+class Kernel:
+    """One compute entry point: its loops, body and what it binds."""
+
+    name: str
+    blocks: list[GPULoop]          # innermost first (x, y, z)
+    threads: list[GPULoop]         # innermost first; extents are constants
+    body: st.Stmt
+    scalars: list[tuple[str, Type]] = field(default_factory=list)
+    buffers: dict[str, tuple[Type, bool, bool]] = field(default_factory=dict)  # reads, writes
+
+    def workgroup_size(self) -> tuple[int, int, int]:
+        sizes = [ops.as_const(t.extent) for t in self.threads] + [1, 1, 1]
+        return tuple(sizes[:3])
+
+
+def _defined_inside(body: st.Stmt) -> set[str]:
+    names = set()
+    for n in walk(body):
+        if isinstance(n, st.For | st.LetStmt | ir.Let):
+            names.add(n.name)
+        elif isinstance(n, st.Allocate):
+            names.add(n.name)
+    return names
+
+
+def _nest(loop: st.For) -> tuple[list[GPULoop], list[GPULoop], st.Stmt]:
+    blocks, threads = [], []
+    s: st.Stmt = loop
+    while isinstance(s, st.For) and s.for_type is ForType.GPUBlock:
+        blocks.append(GPULoop(s.name, s.min, s.extent))
+        s = s.body
+    while isinstance(s, st.For) and s.for_type is ForType.GPUThread:
+        extent = ops.as_const(s.extent)
+        if extent is None:
+            raise ScheduleError(f"GPU thread loop {s.name} has extent {to_string(s.extent)}; "
+                                "thread loops need a constant extent (use gpu_tile with a "
+                                "constant size)")
+        threads.append(GPULoop(s.name, s.min, s.extent))
+        s = s.body
+    for n in walk(s):
+        if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread):
+            raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU loops around "
+                                "it; put GPU block loops outermost, then thread loops, with "
+                                "nothing between them")
+        if isinstance(n, st.Allocate):
+            raise ScheduleError(f"Func {n.name} is computed inside a GPU kernel; storage inside "
+                                "kernels (GPU shared memory) is not supported yet: compute it "
+                                "at root")
+        if isinstance(n, st.For) and n.for_type is ForType.Parallel:
+            raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
+    if len(blocks) > 3 or len(threads) > 3:
+        raise ScheduleError("a GPU kernel has at most 3 block and 3 thread dimensions")
+    return list(reversed(blocks)), list(reversed(threads)), s
+
+
+def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
+    blocks, threads, body = _nest(loop)
+    kernel = Kernel(f"kernel_{index}_{loop.name.split('.')[0]}", blocks, threads, body)
+    inside = _defined_inside(body) | {g.name for g in blocks + threads}
+    scalars: dict[str, Type] = {}
+    for n in walk(st.block(*(st.Evaluate(g.min) for g in blocks + threads), body)):
+        if isinstance(n, ir.Variable) and n.name not in inside:
+            scalars.setdefault(n.name, n.type)
+        elif isinstance(n, ir.Load):
+            t, r, w = kernel.buffers.get(n.name, (n.type.element_of(), False, False))
+            kernel.buffers[n.name] = (t, True, w)
+        elif isinstance(n, st.Store):
+            t, r, w = kernel.buffers.get(n.name, (n.value.type.element_of(), False, False))
+            kernel.buffers[n.name] = (t, r, True)
+    for name, (t, _, _) in kernel.buffers.items():
+        types[name] = t
+        if t.bits != 32:
+            raise ScheduleError(f"buffer {name} has type {t}: GPU kernels handle 32-bit types "
+                                "so far (int32, uint32, float32); 8-, 16- and 64-bit element "
+                                "types on the GPU are not supported yet")
+    kernel.scalars = sorted(scalars.items())
+    for name, t in kernel.scalars:
+        if t.bits == 64:
+            raise ScheduleError(f"{name} is a 64-bit value used in a GPU kernel; WebGPU has no "
+                                "64-bit types")
+    return kernel
+
+
+def _host_uses(s: st.Stmt, names: set[str]) -> tuple[set[str], set[str]]:
+    """Buffers of `names` that host code (outside launches) reads and writes in s."""
+    reads, writes = set(), set()
+    for n in walk(s):
+        if isinstance(n, ir.Load) and n.name in names:
+            reads.add(n.name)
+        elif isinstance(n, st.Store) and n.name in names:
+            writes.add(n.name)
+    return reads, writes
+
+
+def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    if not ctx.target.has_gpu_feature():
+        return s
+    kernels: list[Kernel] = []
+    types: dict[str, Type] = {}
+
+    def offload(n):
+        if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
+            k = _make_kernel(n, len(kernels), types)
+            kernels.append(k)
+            grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
+            return st.GPULaunch(len(kernels) - 1, tuple(grid),
+                                tuple(ir.Variable(t, name) for name, t in k.scalars))
+        if isinstance(n, st.For) and n.for_type is ForType.GPUThread:
+            raise ScheduleError(f"GPU thread loop {n.name} has no GPU block loop around it")
+        if isinstance(n, ir.Expr):
+            return n
+        return rebuild(n, offload)
+
+    s = offload(s)
+    ctx.kernels = kernels
+    if not kernels:
+        return s
+    ids = {name: i for i, name in enumerate(sorted(types))}
+    ctx.gpu_buffers = ids
+    return _sync(s, ctx, ids, types)
+
+
+def _bytes(name: str, t: Type, dims: int) -> ir.Expr:
+    """Bytes spanned by an external buffer: (sum of (extent - 1) * stride) + 1 elements."""
+    last = ops.const(0)
+    for d in range(dims):
+        stride = ops.const(1) if d == 0 else ops.var(f"{name}.stride.{d}")
+        last = ops.add(last, ops.mul(ops.sub(ops.var(f"{name}.extent.{d}"), ops.const(1)),
+                                     stride))
+    return ops.mul(ops.add(last, ops.const(1)), ops.const(t.bytes))
+
+
+def _register(name: str, ids, size: ir.Expr, host_current: bool) -> st.Stmt:
+    return st.Evaluate(runtime_call("webhal_gpu_buffer", ops.const(ids[name]),
+                                    ir.Variable(Handle(), name), size,
+                                    ops.const(int(host_current))))
+
+
+def _sync(s: st.Stmt, ctx: LowerContext, ids, types) -> st.Stmt:
+    names = set(ids)
+
+    def calls(name: str, what: str) -> st.Stmt:
+        return st.Evaluate(runtime_call(what, ops.const(ids[name])))
+
+    def go(n):
+        if isinstance(n, ir.Expr):
+            return n
+        if isinstance(n, st.Allocate) and n.name in names:
+            body = go(n.body)
+            size = ops.mul(n.size, ops.const(types[n.name].bytes))
+            return st.Allocate(n.name, n.type, n.size,
+                               st.block(_register(n.name, ids, size, False), body),
+                               n.memory_type)
+        if isinstance(n, st.ProducerConsumer) and n.is_producer:
+            body = go(n.body)
+            reads, writes = _host_uses(body, names)
+            before = [calls(b, "webhal_gpu_copy_to_host") for b in sorted(reads)]
+            after = [calls(b, "webhal_gpu_host_dirty") for b in sorted(writes)]
+            return st.block(*before, st.ProducerConsumer(n.name, True, body), *after)
+        return rebuild(n, go)
+
+    s = go(s)
+    externals = [(name, src.type(), src.dimensions(), True) for name, src in ctx.inputs.items()
+                 if name in names]
+    externals += [(fn.name, fn.type, fn.dimensions, False) for fn in ctx.outputs
+                  if fn.name in names]
+    head = [_register(name, ids, _bytes(name, t, dims), is_input)
+            for name, t, dims, is_input in externals]
+    tail = [calls(fn.name, "webhal_gpu_copy_to_host") for fn in ctx.outputs if fn.name in names]
+    return _after_checks(s, head, tail)
+
+
+def _after_checks(s: st.Stmt, head, tail) -> st.Stmt:
+    """Put head after the entry checks (which must run before buffers are touched)."""
+    stmts = list(s.stmts) if isinstance(s, st.Block) else [s]
+    i = 0
+    while i < len(stmts) and isinstance(stmts[i], st.AssertStmt):
+        i += 1
+    return st.block(*stmts[:i], *head, *stmts[i:], *tail)
+
+
+I32 = Int(32)

@@ -1,0 +1,187 @@
+"""The WebGPU half of webhal's Python runtime (wgpu-py): one device per process; per pipeline a
+shader module, compute pipelines and bind groups created once and reused on every run; device
+buffers kept in step with host memory through dirty flags, as Halide's buffers are.
+
+`memory` reads and writes the host side: host JIT pointers or offsets in a wasm memory.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from webhal.errors import CompileError, HalideError
+
+# Error codes the GPU calls return (Halide's device error values).
+DEVICE_RUN_FAILED = -23
+COPY_TO_HOST_FAILED = -14
+
+
+@functools.cache
+def device():
+    """The process's WebGPU device (wgpu-py on the best adapter it finds)."""
+    import wgpu
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    if adapter is None:
+        raise HalideError("no WebGPU adapter: install a Vulkan driver (apt-get install "
+                          "mesa-vulkan-drivers for lavapipe) or run `make setup`")
+    return adapter.request_device_sync()
+
+
+def adapter_name() -> str:
+    return device().adapter.info.get("device", "?")
+
+
+@dataclass
+class DeviceBuffer:
+    gpu: object
+    nbytes: int
+    host: int = 0
+    host_newer: bool = False
+    device_newer: bool = False
+
+
+class WebGPURuntime:
+    """Runs one pipeline's kernels. `memory` has read(address, nbytes) -> bytes and
+    write(address, data)."""
+
+    def __init__(self, wgsl: str, manifest: dict, memory):
+        import wgpu
+        self.wgpu = wgpu
+        self.dev = device()
+        self.wgsl, self.manifest, self.memory = wgsl, manifest, memory
+        self.kernels = manifest["kernels"]
+        self.bindings = {b["id"]: b["binding"] for b in manifest["buffers"]}
+        try:
+            self.module = self.dev.create_shader_module(code=wgsl)
+            self.pipelines = [self._pipeline(k) for k in self.kernels]
+        except Exception as e:  # wgpu reports validation errors as exceptions
+            raise CompileError(_shader_error(str(e), wgsl)) from None
+        self.args = [self.dev.create_buffer(size=k["args_bytes"], usage=wgpu.BufferUsage.UNIFORM |
+                                            wgpu.BufferUsage.COPY_DST)
+                     if "args_binding" in k else None for k in self.kernels]
+        self.buffers: dict[int, DeviceBuffer] = {}
+        self.bind_groups: dict[tuple, object] = {}
+        self.error: tuple[str, type] | None = None
+
+    def _pipeline(self, k: dict):
+        constants = dict(zip(k["overrides"], k["workgroup_size"]))
+        return self.dev.create_compute_pipeline(
+            layout="auto", compute={"module": self.module, "entry_point": k["name"],
+                                    "constants": constants})
+
+    # -- the calls host code makes -------------------------------------------------------------
+
+    def buffer(self, buffer_id: int, host, nbytes: int, host_current: int) -> int:
+        """A buffer exists at `host` (nbytes): keep (or make) its device copy."""
+        b = self.buffers.get(buffer_id)
+        size = max(4, -(-nbytes // 4) * 4)
+        if b is None or b.nbytes != size:
+            usage = self.wgpu.BufferUsage
+            gpu = self.dev.create_buffer(size=size, usage=usage.STORAGE | usage.COPY_SRC |
+                                         usage.COPY_DST)
+            b = DeviceBuffer(gpu, size)
+            self.buffers[buffer_id] = b
+            self.bind_groups.clear()
+        b.host = host if isinstance(host, int) else (host or 0)
+        b.host_newer, b.device_newer = bool(host_current), False
+        return 0
+
+    def host_dirty(self, buffer_id: int) -> int:
+        b = self.buffers[buffer_id]
+        b.host_newer, b.device_newer = True, False
+        return 0
+
+    def copy_to_host(self, buffer_id: int) -> int:
+        b = self.buffers[buffer_id]
+        if b.device_newer:
+            data = self.dev.queue.read_buffer(b.gpu)
+            self.memory.write(b.host, bytes(data)[:b.nbytes])
+            b.device_newer = False
+        return 0
+
+    def run(self, kernel: int, gx: int, gy: int, gz: int, args: bytes) -> int:
+        k = self.kernels[kernel]
+        limit = self.dev.limits.get("max-compute-workgroups-per-dimension", 65535)
+        if max(gx, gy, gz) > limit:
+            self.error = (f"kernel {k['name']} needs {gx}x{gy}x{gz} workgroups, more than the "
+                          f"device allows per dimension ({limit}); use larger gpu_tile sizes",
+                          HalideError)
+            return DEVICE_RUN_FAILED
+        if min(gx, gy, gz) <= 0:
+            return 0
+        ids = [bid for bid, binding in self.bindings.items() if binding in k["buffers"]]
+        for bid in ids:
+            b = self.buffers[bid]
+            if b.host_newer:
+                self.dev.queue.write_buffer(b.gpu, 0, self.memory.read(b.host, b.nbytes))
+                b.host_newer = False
+        if self.args[kernel] is not None:
+            self.dev.queue.write_buffer(self.args[kernel], 0, args.ljust(k["args_bytes"], b"\0"))
+        key = (kernel, *(id(self.buffers[bid].gpu) for bid in ids))
+        group = self.bind_groups.get(key)
+        if group is None:
+            entries = [{"binding": self.bindings[bid], "resource": {"buffer":
+                        self.buffers[bid].gpu}} for bid in ids]
+            if self.args[kernel] is not None:
+                entries.append({"binding": k["args_binding"],
+                                "resource": {"buffer": self.args[kernel]}})
+            group = self.dev.create_bind_group(
+                layout=self.pipelines[kernel].get_bind_group_layout(0), entries=entries)
+            self.bind_groups[key] = group
+        encoder = self.dev.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(self.pipelines[kernel])
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(gx, gy, gz)
+        compute.end()
+        self.dev.queue.submit([encoder.finish()])
+        for bid in ids:
+            if self.manifest["buffers"][self._index(bid)]["read_only"]:
+                continue
+            self.buffers[bid].device_newer = True
+        return 0
+
+    def run_packed(self, kernel, gx, gy, gz, args, nbytes) -> int:
+        """run() with the scalars given as an address and length in host memory."""
+        return self.run(kernel, gx, gy, gz, self.memory.read(args, nbytes) if nbytes else b"")
+
+    def _index(self, bid: int) -> int:
+        for i, b in enumerate(self.manifest["buffers"]):
+            if b["id"] == bid:
+                return i
+        raise KeyError(bid)
+
+
+def _shader_error(message: str, wgsl: str) -> str:
+    """The device's complaint, with the WGSL lines it points at."""
+    lines = wgsl.splitlines()
+    shown = []
+    for m in re.finditer(r":(\d+):(\d+)", message):
+        n = int(m.group(1))
+        if 0 < n <= len(lines):
+            shown.append(f"  {n:4d} | {lines[n - 1]}")
+    text = "the WebGPU device rejected webhal's WGSL (a webhal bug; please report it):\n" + \
+        message.strip()
+    return text + ("\n" + "\n".join(dict.fromkeys(shown)) if shown else "")
+
+
+class HostMemory:
+    """Host JIT memory: plain addresses."""
+
+    @staticmethod
+    def read(address: int, nbytes: int) -> bytes:
+        import ctypes
+        return ctypes.string_at(address, nbytes)
+
+    @staticmethod
+    def write(address: int, data: bytes) -> None:
+        import ctypes
+        ctypes.memmove(address, data, len(data))
+
+
+def as_bytes(array: np.ndarray) -> bytes:
+    return np.ascontiguousarray(array).tobytes()
