@@ -1,0 +1,120 @@
+"""GPU schedules on WebGPU: each pipeline on host-webgpu (LLVM JIT host code) and
+wasm-32-wasmrt-webgpu (host code in wasmtime), through wgpu-py on lavapipe, against the
+reference evaluator. Floats within 1e-5 relative, integers exact. Every kernel's WGSL is
+validated by creating its pipeline on the device."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import webhal as hl
+from tests.gpu import pipelines
+from webhal.jit import compile_jit
+from webhal.pipeline import wgsl_of
+
+TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu"]
+
+
+def _compare(make, target):
+    f, size = make()
+    expected = np.asarray(f.realize(list(size), hl.Target("reference")))
+    got = np.asarray(f.realize(list(size), hl.Target(target)))
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("make", pipelines.ALL, ids=lambda m: m.__name__)
+def test_matches_reference(make, target, wgpu_adapter):
+    _compare(make, target)
+
+
+def test_pipeline_has_one_module_with_an_entry_per_kernel(wgpu_adapter):
+    f, _ = pipelines.mixed_cpu_gpu()
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+    wgsl, manifest = wgsl_of(lowered)
+    assert [k["name"] for k in manifest["kernels"]] == ["kernel_0_a", "kernel_1_out"]
+    assert wgsl.count("@compute") == 2
+    assert "override kernel_1_out_wg_x: u32" in wgsl
+    by_name = {b["name"]: b for b in manifest["buffers"]}
+    assert by_name["input"]["read_only"] and not by_name["out"]["read_only"]
+    assert manifest["kernels"][1]["workgroup_size"] == [4, 4, 1]
+    json.dumps(manifest)  # plain data, for the JS runtime too
+
+
+def test_float_constants_are_bit_exact(wgpu_adapter):
+    inp = hl.ImageParam(hl.Float(32), 1, "input")
+    f = hl.Func("scale")
+    x, xo, xi = hl.Var("x"), hl.Var("xo"), hl.Var("xi")
+    f[x] = inp[x] * hl.f32(0.1) + hl.f32(1e-7)
+    f.gpu_tile(x, xo, xi, 8)
+    inp.set(hl.Buffer(np.linspace(-3, 3, 64, dtype=np.float32)))
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+    wgsl, _ = wgsl_of(lowered)
+    assert float(np.float32(0.1)).hex() + "f" in wgsl
+    expected = np.asarray(f.realize([64], "reference"))
+    np.testing.assert_array_equal(np.asarray(f.realize([64], "host-webgpu")), expected)
+
+
+def test_pipelines_are_created_once(wgpu_adapter):
+    f, size = pipelines.brighten()
+    target = hl.Target("host-webgpu")
+    compiled, _ = compile_jit(hl.Pipeline(f), target)
+    f.realize(list(size), target)
+    pipes, groups = list(compiled.gpu.pipelines), dict(compiled.gpu.bind_groups)
+    f.realize(list(size), target)
+    again, _ = compile_jit(hl.Pipeline(f), target)
+    assert again is compiled
+    assert compiled.gpu.pipelines == pipes and compiled.gpu.bind_groups == groups
+
+
+def test_sub_word_types_on_gpu_are_reported(wgpu_adapter):
+    x, xo, xi = hl.Var("x"), hl.Var("xo"), hl.Var("xi")
+    f = hl.Func("bytes")
+    f[x] = hl.u8(x)
+    f.gpu_tile(x, xo, xi, 8)
+    with pytest.raises(hl.ScheduleError, match="uint8"):
+        f.realize([16], "host-webgpu")
+
+
+SWIFTSHADER_SCRIPT = """
+import json, sys
+import numpy as np
+import webhal as hl
+from tests.gpu import pipelines
+from webhal.runtime.webgpu import adapter_name
+out = {}
+for make in pipelines.ALL:
+    f, size = make()
+    out[make.__name__] = np.asarray(f.realize(list(size), hl.Target("host-webgpu"))).tolist()
+print(json.dumps({"adapter": adapter_name(), "results": out}))
+"""
+
+
+@pytest.mark.slow
+def test_same_wgsl_on_swiftshader(wgpu_adapter):
+    """A second Vulkan driver (Chromium's SwiftShader) runs the same kernels to the same
+    numbers (wgpu picks its driver when the process starts, hence the subprocess)."""
+    from webhal.toolchain import find_swiftshader_icd
+    icd = find_swiftshader_icd().path
+    env = dict(os.environ, VK_ICD_FILENAMES=icd, VK_DRIVER_FILES=icd)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = subprocess.run([sys.executable, "-c", SWIFTSHADER_SCRIPT], capture_output=True,
+                         text=True, env=env, cwd=root, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    data = json.loads(run.stdout.strip().splitlines()[-1])
+    assert "swiftshader" in data["adapter"].lower() or "SwiftShader" in data["adapter"]
+    for make in pipelines.ALL:
+        f, size = make()
+        expected = np.asarray(f.realize(list(size), hl.Target("reference")))
+        got = np.asarray(data["results"][make.__name__], dtype=expected.dtype)
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, expected)
