@@ -150,6 +150,7 @@ class Pipeline:
                         raise ScheduleError(
                             f"Func {fn.name} is stored at {sl}, inside the loop where it is "
                             f"computed ({cl}); storage must be at or outside that loop", s.where)
+        _check_computed_around_consumers(fns, outputs, users)
 
     def print_loop_nest(self) -> None:
         """Print the loops the schedule asks for (Halide's `print_loop_nest`)."""
@@ -188,6 +189,73 @@ class Pipeline:
         for fn in roots:
             emit(fn, 0)
         return "\n".join(lines) + "\n"
+
+
+def _compute_site(fn: Function, outputs: set[int]) -> LoopLevel:
+    """Where lowering computes fn: outputs and Funcs with updates left inline at root."""
+    level = fn.schedule.compute_level
+    if id(fn) in outputs or (level.is_inlined() and fn.updates):
+        return LoopLevel.root()
+    return level
+
+
+def _enclosing_loops(fn: Function, outputs: set[int]) -> list[tuple] | None:
+    """The loops around fn's computation, outermost first, as (id(Func), stage, loop); None
+    when fn is inlined or computed inside an inlined Func (lowering reports that)."""
+    level = _compute_site(fn, outputs)
+    if level.is_inlined():
+        return None
+    if level.is_root():
+        return []
+    host = level.function()
+    outer = _enclosing_loops(host, outputs)
+    if outer is None:
+        return None
+    stage = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
+    names = host.definitions[stage].schedule.dim_names()  # innermost first
+    down_to = names[names.index(level.var_name()):]
+    return outer + [(id(host), stage, n) for n in reversed(down_to)]
+
+
+def _check_computed_around_consumers(fns: list[Function], outputs: set[int], users) -> None:
+    """A Func computed at a loop must be computed around every place it is read: a consumer
+    computed outside that loop (blur_x at out.yi, read by blur_y at out.x) would read it where
+    it does not exist."""
+    for fn in fns:
+        site = _enclosing_loops(fn, outputs)
+        if not site:
+            continue
+        readers, seen = list(users[id(fn)]), set()
+        while readers:
+            c = readers.pop()
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            around = _enclosing_loops(c, outputs)
+            if around is None:
+                if _compute_site(c, outputs).is_inlined():  # read where c is used
+                    readers += users[id(c)]
+                continue
+            for si, d in enumerate(c.definitions):
+                if not any(f is fn for f in _called(d)):
+                    continue
+                loops = around + [(id(c), si, n) for n in reversed(d.schedule.dim_names())]
+                if loops[:len(site)] != site:
+                    level = fn.schedule.compute_level
+                    raise ScheduleError(
+                        f"Func {fn.name} is computed at {level}, but {c.name}, which uses it, "
+                        f"is computed outside that loop (at {_compute_site(c, outputs)}); "
+                        f"compute {fn.name} at a loop around {c.name}'s computation, or compute "
+                        f"{c.name} inside {level}", fn.schedule.where)
+
+
+def _called(d) -> list:
+    from webhal.ir import nodes as ir
+    from webhal.ir.visitor import calls
+    out = []
+    for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
+        out += [c.func for c in calls(node) if c.call_type is ir.CallType.HALIDE]
+    return out
 
 
 def _uses(host: Function, fn: Function, users) -> bool:
