@@ -57,30 +57,43 @@ _AXES = "xyzw"
 
 
 class RVar(ExprLike):
-    """One dimension of an RDom, iterated in order by the update definitions that use it."""
+    """One dimension of an RDom, iterated in order by the update definitions that use it.
+    `hl.RVar("ri")` is only a name, for the loops that split and fuse make of RVars."""
 
-    __slots__ = ("_domain", "_index")
+    __slots__ = ("_domain", "_index", "_name")
 
-    def __init__(self, domain: ReductionDomain, index: int):
+    def __init__(self, domain: ReductionDomain | str | None = None, index: int = 0):
+        if not isinstance(domain, ReductionDomain):
+            self._domain, self._index = None, 0
+            self._name = check_name(domain, "RVar") if domain else unique_name("rv")
+            return
         self._domain = domain
         self._index = index
+        self._name = None
 
     def name(self) -> str:
-        return self._domain.var_name(self._index)
+        return self._name if self._domain is None else self._domain.var_name(self._index)
+
+    def _require_domain(self) -> ReductionDomain:
+        if self._domain is None:
+            raise CompileError(f"RVar {self._name} is only a name for scheduling (split, fuse); "
+                               "use an RDom's RVars (r.x, r.y, ...) in definitions",
+                               user_location())
+        return self._domain
 
     def min(self) -> ExprLike:
         from webhal.lang.expr import Expr
-        return Expr(self._domain.mins[self._index])
+        return Expr(self._require_domain().mins[self._index])
 
     def extent(self) -> ExprLike:
         from webhal.lang.expr import Expr
-        return Expr(self._domain.extents[self._index])
+        return Expr(self._require_domain().extents[self._index])
 
     def domain(self) -> RDom:
-        return RDom._wrap(self._domain)
+        return RDom._wrap(self._require_domain())
 
     def node(self) -> ir.Expr:
-        return ir.Variable(Int(32), self.name(), rdom=self._domain)
+        return ir.Variable(Int(32), self.name(), rdom=self._require_domain())
 
     def __hash__(self):
         return hash(("RVar", self.name()))
