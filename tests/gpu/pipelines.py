@@ -73,3 +73,48 @@ def reduction_on_gpu(size=(24, 16)):
 
 
 ALL = [brighten, blur_f32, integer_ops, mixed_cpu_gpu, reduction_on_gpu]
+
+
+def blur_u8(vectorized: bool, size=(128, 100)):
+    """The demo's blur (uint8 in and out, uint16 between) on the GPU. Vectorized by 4 (and 2
+    for the uint16 stage), each invocation writes whole 32-bit words; scalar, invocations share
+    words and update their bytes atomically."""
+    xv = hl.Var("xv")
+    inp = hl.ImageParam(hl.UInt(8), 2, "image")
+    bx, by = hl.Func("blur_x"), hl.Func("blur_y")
+    bx[x, y] = (hl.u16(inp[x, y]) + inp[x + 1, y] + inp[x + 2, y]) / 3
+    by[x, y] = hl.u8((bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3)
+    if vectorized:
+        bx.compute_root().split(x, x, xv, 2).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+        by.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+    else:
+        bx.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+        by.gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+    data = np.random.default_rng(6).integers(0, 256, (size[1] + 2, size[0] + 2), dtype=np.uint8)
+    inp.set(hl.Buffer(data))
+    return by, size
+
+
+def blur_u8_packed(size=(128, 100)):
+    return blur_u8(True, size)
+
+
+def blur_u8_atomic(size=(128, 100)):
+    return blur_u8(False, size)
+
+
+def narrow_int_ops(size=(37, 19)):
+    """int8/int16/uint16 arithmetic wraps at its width on the GPU as on the CPU."""
+    inp = hl.ImageParam(hl.Int(16), 2, "input")
+    f = hl.Func("narrow")
+    v = inp[x, y]
+    a = hl.i8(v) * hl.i8(3) + hl.i8(x)
+    b = hl.u16(v) * hl.u16(7) - hl.u16(y * 1000)
+    f[x, y] = hl.i16(a) + hl.i16(b / hl.u16(5)) - (v / 7) + (v % hl.i16(-9))
+    f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    data = np.random.default_rng(7).integers(-30000, 30000, size[::-1], dtype=np.int16)
+    inp.set(hl.Buffer(data))
+    return f, size
+
+
+ALL += [blur_u8_packed, blur_u8_atomic, narrow_int_ops]

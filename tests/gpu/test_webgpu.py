@@ -74,12 +74,25 @@ def test_pipelines_are_created_once(wgpu_adapter):
     assert compiled.gpu.pipelines == pipes and compiled.gpu.bind_groups == groups
 
 
-def test_sub_word_types_on_gpu_are_reported(wgpu_adapter):
+def test_packed_stores_write_whole_words(wgpu_adapter):
+    def kernel_text(make):
+        f, _ = make()
+        _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+        wgsl, manifest = wgsl_of(lowered)
+        return wgsl, manifest
+    packed, manifest = kernel_text(pipelines.blur_u8_packed)
+    assert "atomicStore(&" in packed, "aligned vector stores should store whole words"
+    assert {b["name"]: b["packed"] for b in manifest["buffers"]}["image"]
+    atomic, _ = kernel_text(pipelines.blur_u8_atomic)
+    assert "atomicStore(&" not in atomic and "atomicOr(&" in atomic
+
+
+def test_64_bit_types_on_gpu_are_reported(wgpu_adapter):
     x, xo, xi = hl.Var("x"), hl.Var("xo"), hl.Var("xi")
-    f = hl.Func("bytes")
-    f[x] = hl.u8(x)
+    f = hl.Func("wide")
+    f[x] = hl.i64(x)
     f.gpu_tile(x, xo, xi, 8)
-    with pytest.raises(hl.ScheduleError, match="uint8"):
+    with pytest.raises(hl.ScheduleError, match="64-bit"):
         f.realize([16], "host-webgpu")
 
 

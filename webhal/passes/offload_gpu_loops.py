@@ -102,10 +102,10 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
             kernel.buffers[n.name] = (t, r, True)
     for name, (t, _, _) in kernel.buffers.items():
         types[name] = t
-        if t.bits != 32:
-            raise ScheduleError(f"buffer {name} has type {t}: GPU kernels handle 32-bit types "
-                                "so far (int32, uint32, float32); 8-, 16- and 64-bit element "
-                                "types on the GPU are not supported yet")
+        if t.bits not in (8, 16, 32):
+            raise ScheduleError(f"buffer {name} has type {t}: WebGPU has no 64-bit types, and "
+                                "webhal keeps booleans off the GPU; use 8-, 16- or 32-bit "
+                                "types there")
     kernel.scalars = sorted(scalars.items())
     for name, t in kernel.scalars:
         if t.bits == 64:

@@ -38,7 +38,8 @@ def adapter_name() -> str:
 @dataclass
 class DeviceBuffer:
     gpu: object
-    nbytes: int
+    nbytes: int         # on the device: a multiple of 4
+    host_bytes: int = 0  # in host memory
     host: int = 0
     host_newer: bool = False
     device_newer: bool = False
@@ -87,6 +88,7 @@ class WebGPURuntime:
             self.buffers[buffer_id] = b
             self.bind_groups.clear()
         b.host = host if isinstance(host, int) else (host or 0)
+        b.host_bytes = nbytes
         b.host_newer, b.device_newer = bool(host_current), False
         return 0
 
@@ -99,7 +101,7 @@ class WebGPURuntime:
         b = self.buffers[buffer_id]
         if b.device_newer:
             data = self.dev.queue.read_buffer(b.gpu)
-            self.memory.write(b.host, bytes(data)[:b.nbytes])
+            self.memory.write(b.host, bytes(data)[:b.host_bytes])
             b.device_newer = False
         return 0
 
@@ -117,7 +119,8 @@ class WebGPURuntime:
         for bid in ids:
             b = self.buffers[bid]
             if b.host_newer:
-                self.dev.queue.write_buffer(b.gpu, 0, self.memory.read(b.host, b.nbytes))
+                data = self.memory.read(b.host, b.host_bytes).ljust(b.nbytes, b"\0")
+                self.dev.queue.write_buffer(b.gpu, 0, data)
                 b.host_newer = False
         if self.args[kernel] is not None:
             self.dev.queue.write_buffer(self.args[kernel], 0, args.ljust(k["args_bytes"], b"\0"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -46,14 +47,24 @@ def wgsl_type(t: Type) -> str:
         base = "f32"
     elif t.is_float() and t.bits == 16:
         base = "f16"
-    elif t.is_int() and t.bits == 32:
-        base = "i32"
-    elif t.is_uint() and t.bits == 32:
+    elif t.is_int() and t.bits in (8, 16, 32):
+        base = "i32"  # 8- and 16-bit values live in 32-bit registers, kept wrapped
+    elif t.is_uint() and t.bits in (8, 16, 32):
         base = "u32"
     else:
-        raise CompileError(f"type {t} has no WGSL equivalent in webhal's WebGPU backend yet "
-                           "(32-bit int, uint and float are supported)")
+        raise CompileError(f"type {t} has no WGSL equivalent: WebGPU has no 64-bit types "
+                           "(use 32-bit or narrower ints and float32)")
     return base if t.lanes == 1 else f"vec{t.lanes}<{base}>"
+
+
+def wrap(text: str, t: Type) -> str:
+    """Bring a value computed in 32 bits back into the range of its 8- or 16-bit type."""
+    if not t.is_int_or_uint() or t.is_bool() or t.bits >= 32:
+        return text
+    if t.is_uint():
+        return f"({text} & {(1 << t.bits) - 1}u)"
+    shift = 32 - t.bits
+    return f"(({text} << {shift}u) >> {shift}u)"
 
 
 def identifier(name: str) -> str:
@@ -78,14 +89,32 @@ def constant(e: ir.Expr) -> str:
     return f"{e.value}i" if e.value >= 0 else f"({e.value}i)"
 
 
-class KernelPrinter:
-    """Prints one kernel body; expressions that need statements first (lets) add them to
-    `pending`, emitted before the statement that uses them."""
+@dataclass(frozen=True)
+class Binding:
+    """How a kernel sees one buffer: its WGSL array, element type, and whether the array is
+    atomic (8/16-bit buffers that kernels write: elements share 32-bit words)."""
 
-    def __init__(self, buffer_names: dict[str, str], scalar_names: dict[str, str]):
-        self.buffers = buffer_names   # IR name -> WGSL expression of the array
+    var: str
+    type: Type
+    atomic: bool = False
+
+    @property
+    def per_word(self) -> int:
+        return 32 // self.type.bits if self.type.bits < 32 else 1
+
+
+_WRAPPING = (ir.Add, ir.Sub, ir.Mul, ir.Div)
+
+
+class KernelPrinter:
+    """Prints one kernel body. Vector expressions (from vectorized loops inside a kernel) are
+    printed lane by lane; expressions that need statements first (lets) add them to `pending`,
+    emitted before the statement that uses them."""
+
+    def __init__(self, buffers: dict[str, Binding], scalar_names: dict[str, str]):
+        self.buffers = buffers
         self.scalars = scalar_names   # IR name -> WGSL expression of the value
-        self.locals: dict[str, str] = {}
+        self.locals: dict[str, str | list[str]] = {}
         self.lines: list[str] = []
         self.pending: list[str] = []
         self.counter = 0
@@ -93,10 +122,17 @@ class KernelPrinter:
     # -- expressions ---------------------------------------------------------------------------
 
     def expr(self, e: ir.Expr) -> str:
+        if e.type.lanes > 1:
+            raise CompileError(f"WGSL: a vector value where a scalar is needed: {to_string(e)}")
         match e:
             case ir.IntImm() | ir.UIntImm() | ir.FloatImm():
                 return constant(e)
             case ir.Variable():
+                if "@" in e.name:  # lane i of a vector local
+                    base, lane = e.name.rsplit("@", 1)
+                    value = self.locals.get(base)
+                    if isinstance(value, list):
+                        return value[int(lane)]
                 if e.name in self.locals:
                     return self.locals[e.name]
                 if e.name in self.scalars:
@@ -109,26 +145,26 @@ class KernelPrinter:
                         return f"({a} / {b})"
                     return f"({a} - {b} * floor({a} / {b}))"
                 kind = "div" if isinstance(e, ir.Div) else "mod"
-                return f"hl_{kind}_{wgsl_type(e.type)}({a}, {b})"
+                return wrap(f"hl_{kind}_{wgsl_type(e.type)}({a}, {b})", e.type)
             case ir.Min() | ir.Max():
                 name = "min" if isinstance(e, ir.Min) else "max"
                 return f"{name}({self.expr(e.a)}, {self.expr(e.b)})"
             case ir.BinaryOp() | ir.CompareOp() if type(e) in _BIN:
-                return f"({self.expr(e.a)} {_BIN[type(e)]} {self.expr(e.b)})"
+                text = f"({self.expr(e.a)} {_BIN[type(e)]} {self.expr(e.b)})"
+                return wrap(text, e.type) if isinstance(e, _WRAPPING) else text
             case ir.Not():
                 return f"!({self.expr(e.a)})"
             case ir.Select():
                 return (f"select({self.expr(e.false_value)}, {self.expr(e.true_value)}, "
                         f"{self.expr(e.condition)})")
             case ir.Cast():
-                return self.cast(e)
+                return self.cast(e.value.type, self.expr(e.value), e.type)
             case ir.Reinterpret():
+                if e.type.bits != 32:
+                    raise CompileError("WGSL: reinterpret of sub-word types is not supported")
                 return f"bitcast<{wgsl_type(e.type)}>({self.expr(e.value)})"
             case ir.Load():
-                if e.type.lanes != 1:
-                    raise CompileError("WGSL: vector loads inside GPU kernels are not supported; "
-                                       "do not vectorize GPU loops")
-                return f"{self.buffers[e.name]}[{self.expr(e.index)}]"
+                return self.load(e.name, self.expr(e.index))
             case ir.Let():
                 value = self.expr(e.value)
                 name = self.fresh(e.name)
@@ -136,19 +172,71 @@ class KernelPrinter:
                 self.locals[e.name] = name
                 return self.expr(e.body)
             case ir.Call():
-                return self.call(e)
+                return self.call(e, [self.expr(a) for a in e.args])
         raise CompileError(f"WGSL codegen cannot handle {to_string(e)}")
 
-    def cast(self, e: ir.Cast) -> str:
-        v = self.expr(e.value)
-        src, dst = e.value.type, e.type
+    def lanes(self, e: ir.Expr) -> list[str]:
+        """A vector expression as one WGSL scalar expression per lane."""
+        n = e.type.lanes
+        if n == 1:
+            return [self.expr(e)]
+        match e:
+            case ir.Broadcast():
+                v = self.bind(self.expr(e.value))
+                return [v] * n
+            case ir.Ramp():
+                base, stride = self.bind(self.expr(e.base)), self.bind(self.expr(e.stride))
+                return [base if i == 0 else wrap(f"({base} + {stride} * {constant(ops_const(i, e.base.type))})",
+                                                 e.base.type) for i in range(n)]
+            case ir.Variable():
+                value = self.locals.get(e.name)
+                if not isinstance(value, list):
+                    raise CompileError(f"WGSL: vector {e.name} is not available in the kernel")
+                return value
+            case ir.Let():
+                self.locals[e.name] = [self.bind(v) for v in self.lanes(e.value)] \
+                    if e.value.type.lanes > 1 else self.bind(self.expr(e.value))
+                return self.lanes(e.body)
+            case ir.Load():
+                return [self.load(e.name, i) for i in self.lanes(e.index)]
+            case _:
+                return [self.expr(_lane(e, i)) for i in range(n)]
+
+    def bind(self, text: str) -> str:
+        """text as a let (so lanes that share it compute it once)."""
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*|\(?-?[0-9][0-9a-fx.+piuh]*\)?", text):
+            return text
+        name = self.fresh("t")
+        self.pending.append(f"let {name} = {text};")
+        return name
+
+    def cast(self, src: Type, v: str, dst: Type) -> str:
         if dst.is_bool():
             zero = "0.0f" if src.is_float() else ("0u" if src.is_uint() else "0i")
             return f"({v} != {zero})"
-        return f"{wgsl_type(dst)}({v})"
+        if src.is_bool():
+            return f"{wgsl_type(dst)}({v})"
+        text = v if wgsl_type(src) == wgsl_type(dst) else f"{wgsl_type(dst)}({v})"
+        narrows = dst.is_int_or_uint() and dst.bits < 32 and (
+            src.is_float() or src.bits > dst.bits or src.code != dst.code)
+        return wrap(text, dst) if narrows else text
 
-    def call(self, e: ir.Call) -> str:
-        args = [self.expr(a) for a in e.args]
+    def load(self, name: str, index: str) -> str:
+        b = self.buffers[name]
+        if b.per_word == 1:
+            return f"{b.var}[{index}]"
+        i = self.bind(index)
+        shift = "2" if b.per_word == 4 else "1"
+        word = f"{b.var}[{i} >> {shift}u]"
+        if b.atomic:
+            word = f"atomicLoad(&{word})"
+        lane_bits = f"(u32({i} & {b.per_word - 1}i) * {b.type.bits}u)"
+        value = f"(({word} >> {lane_bits}) & {(1 << b.type.bits) - 1}u)"
+        if b.type.is_int():
+            return wrap(f"bitcast<i32>({value})", b.type)
+        return value
+
+    def call(self, e: ir.Call, args: list[str]) -> str:
         name = e.name
         if e.call_type is ir.CallType.PURE_EXTERN:
             if name not in _MATH:
@@ -158,25 +246,27 @@ class KernelPrinter:
             return f"({args[0]} {_BITWISE[name]} {args[1]})"
         match name:
             case "bitwise_not":
-                return f"(~{args[0]})"
+                return wrap(f"(~{args[0]})", e.type)
             case "shift_left" | "shift_right":
                 op = "<<" if name == "shift_left" else ">>"
                 back = ">>" if op == "<<" else "<<"
                 if e.args[1].type.is_int():
-                    return (f"select({args[0]} {op} u32({args[1]}), {args[0]} {back} "
+                    text = (f"select({args[0]} {op} u32({args[1]}), {args[0]} {back} "
                             f"u32(-{args[1]}), {args[1]} < 0i)")
-                return f"({args[0]} {op} u32({args[1]}))"
+                else:
+                    text = f"({args[0]} {op} u32({args[1]}))"
+                return wrap(text, e.type)
             case "abs":
                 src = e.args[0].type
                 if src.is_int():
                     return f"bitcast<u32>(abs({args[0]}))"
                 return f"abs({args[0]})" if src.is_float() else args[0]
-            case "popcount":
-                return f"countOneBits({args[0]})"
-            case "count_leading_zeros":
-                return f"countLeadingZeros({args[0]})"
-            case "count_trailing_zeros":
-                return f"countTrailingZeros({args[0]})"
+            case "popcount" | "count_leading_zeros" | "count_trailing_zeros":
+                if e.type.bits != 32:
+                    raise CompileError(f"WGSL: {name} of {e.type} is not supported")
+                fn = {"popcount": "countOneBits", "count_leading_zeros": "countLeadingZeros",
+                      "count_trailing_zeros": "countTrailingZeros"}[name]
+                return f"{fn}({args[0]})"
             case "likely":
                 return args[0]
             case "is_nan" | "is_inf" | "is_finite":
@@ -199,28 +289,68 @@ class KernelPrinter:
         self.pending.clear()
         self.lines.append("  " * depth + line)
 
+    def store(self, s: st.Store, depth: int) -> None:
+        b = self.buffers[s.name]
+        n = s.value.type.lanes
+        values = self.lanes(s.value)
+        if n > 1 and b.per_word > 1 and isinstance(s.index, ir.Ramp) and \
+                ops_is_one(s.index.stride) and n % b.per_word == 0:
+            # Whole words when the first lane starts a word: one store per word, no
+            # read-modify-write. Otherwise fall back to the per-element path below.
+            base = self.bind(self.expr(s.index.base))
+            mask = (1 << b.type.bits) - 1
+            self.emit(f"if (({base} & {b.per_word - 1}i) == 0i) {{", depth)
+            shift = "2" if b.per_word == 4 else "1"
+            for w in range(n // b.per_word):
+                parts = [f"((u32({values[w * b.per_word + j]}) & {mask}u) << {j * b.type.bits}u)"
+                         for j in range(b.per_word)]
+                word = f"{b.var}[({base} >> {shift}u) + {w}i]"
+                packed = " | ".join(parts)
+                line = f"atomicStore(&{word}, {packed});" if b.atomic else f"{word} = {packed};"
+                self.emit(line, depth + 1)
+            self.emit("} else {", depth)
+            self._store_elements(b, self.lanes(s.index), values, depth + 1)
+            self.emit("}", depth)
+            return
+        self._store_elements(b, self.lanes(s.index), values, depth)
+
+    def _store_elements(self, b: Binding, indices: list[str], values: list[str],
+                        depth: int) -> None:
+        for index, value in zip(indices, values):
+            if b.per_word == 1:
+                self.emit(f"{b.var}[{index}] = {value};", depth)
+                continue
+            # Another invocation may own the rest of the word: change only this element's
+            # bits, atomically (clear, then set).
+            i = self.bind(index)
+            shift = "2" if b.per_word == 4 else "1"
+            mask = (1 << b.type.bits) - 1
+            lane_bits = f"(u32({i} & {b.per_word - 1}i) * {b.type.bits}u)"
+            word = f"&{b.var}[{i} >> {shift}u]"
+            self.emit(f"atomicAnd({word}, ~({mask}u << {lane_bits}));", depth)
+            self.emit(f"atomicOr({word}, (u32({value}) & {mask}u) << {lane_bits});", depth)
+
     def stmt(self, s: st.Stmt, depth: int) -> None:
         match s:
             case st.Block():
                 for x in s.stmts:
                     self.stmt(x, depth)
             case st.LetStmt():
-                value = self.expr(s.value)
-                name = self.fresh(s.name)
-                self.emit(f"let {name} = {value};", depth)
                 saved = self.locals.get(s.name)
-                self.locals[s.name] = name
+                if s.value.type.lanes > 1:
+                    self.locals[s.name] = [self.bind(v) for v in self.lanes(s.value)]
+                else:
+                    value = self.expr(s.value)
+                    name = self.fresh(s.name)
+                    self.emit(f"let {name} = {value};", depth)
+                    self.locals[s.name] = name
                 self.stmt(s.body, depth)
                 if saved is None:
                     del self.locals[s.name]
                 else:
                     self.locals[s.name] = saved
             case st.Store():
-                if s.value.type.lanes != 1:
-                    raise CompileError("WGSL: vector stores inside GPU kernels are not "
-                                       "supported; do not vectorize GPU loops")
-                value, index = self.expr(s.value), self.expr(s.index)
-                self.emit(f"{self.buffers[s.name]}[{index}] = {value};", depth)
+                self.store(s, depth)
             case st.IfThenElse():
                 self.emit(f"if ({self.expr(s.condition)}) {{", depth)
                 self.stmt(s.then_case, depth + 1)
@@ -246,3 +376,36 @@ class KernelPrinter:
             case _:
                 raise CompileError(f"WGSL codegen cannot handle statement {type(s).__name__} "
                                    "inside a kernel")
+
+
+def ops_const(v, t):
+    from webhal.ir import ops
+    return ops.const(v, t)
+
+
+def ops_is_one(e) -> bool:
+    from webhal.ir import ops
+    return ops.is_const(e, 1)
+
+
+def _lane(e: ir.Expr, i: int) -> ir.Expr:
+    """Lane i of a vector expression, as a scalar expression."""
+    from webhal.ir.visitor import rebuild
+    match e:
+        case ir.Broadcast():
+            return e.value
+        case ir.Ramp():
+            from webhal.ir import ops
+            return ops.add(e.base, ops.mul(e.stride, ops.const(i, e.stride.type)))
+        case ir.Cast():
+            return ir.Cast(e.type.element_of(), _lane(e.value, i))
+        case ir.Reinterpret():
+            return ir.Reinterpret(e.type.element_of(), _lane(e.value, i))
+        case ir.Load():
+            return ir.Load(e.type.element_of(), e.name, _lane(e.index, i))
+        case ir.Call():
+            return ir.Call(e.type.element_of(), e.name, tuple(_lane(a, i) for a in e.args),
+                           e.call_type, e.func, e.value_index)
+        case ir.Variable():
+            return ir.Variable(e.type.element_of(), f"{e.name}@{i}")
+    return rebuild(e, lambda c: _lane(c, i))
