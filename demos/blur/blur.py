@@ -16,3 +16,16 @@ def blur(image: hl.ImageParam, vector: int = 16) -> hl.Func:
     blur_y.split(y, y, yi, 8).parallel(y).vectorize(x, vector)
     blur_x.compute_at(blur_y, y).vectorize(x, vector)
     return blur_y
+
+
+def blur_gpu(image: hl.ImageParam) -> hl.Func:
+    """The same blur scheduled for WebGPU: 16x8 invocations per workgroup, each computing 4
+    output pixels (2 of the uint16 pass), so that every invocation writes whole 32-bit words."""
+    x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    blur_x, blur_y = hl.Func("blur_x"), hl.Func("blur_y")
+    blur_x[x, y] = (hl.u16(image[x, y]) + image[x + 1, y] + image[x + 2, y]) / 3
+    blur_y[x, y] = hl.u8((blur_x[x, y] + blur_x[x, y + 1] + blur_x[x, y + 2]) / 3)
+    blur_x.compute_root().split(x, x, xv, 2).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+    blur_y.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+    return blur_y

@@ -96,6 +96,7 @@ class WasmPipeline:
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
         self.entry = exports[lowered.name]
+        self.gpu = None
         if lowered.ctx.kernels:
             from webhal.pipeline import wgsl_of
             from webhal.runtime.webgpu import WebGPURuntime

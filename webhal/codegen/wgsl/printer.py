@@ -186,8 +186,9 @@ class KernelPrinter:
                 return [v] * n
             case ir.Ramp():
                 base, stride = self.bind(self.expr(e.base)), self.bind(self.expr(e.stride))
-                return [base if i == 0 else wrap(f"({base} + {stride} * {constant(ops_const(i, e.base.type))})",
-                                                 e.base.type) for i in range(n)]
+                t = e.base.type
+                steps = [constant(ops_const(i, t)) for i in range(n)]
+                return [base] + [wrap(f"({base} + {stride} * {k})", t) for k in steps[1:]]
             case ir.Variable():
                 value = self.locals.get(e.name)
                 if not isinstance(value, list):
