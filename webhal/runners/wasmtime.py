@@ -10,6 +10,7 @@ import tempfile
 import time
 
 import llvmlite.binding as llvm
+import numpy as np
 import wasmtime
 
 from webhal.codegen.llvm.module import build_module, compile_module, emit_object
@@ -24,6 +25,13 @@ _MATH = {"expf": math.exp, "logf": math.log, "powf": math.pow, "sinf": math.sin,
          "tanhf": math.tanh, "asinhf": math.asinh, "acoshf": math.acosh, "atanhf": math.atanh,
          "erff": math.erf}
 _MATH.update({k[:-1]: v for k, v in list(_MATH.items())})
+
+# compiler-rt's float16 conversions, which LLVM calls for `half` on wasm (halves travel as i32).
+_HALF = {
+    "__truncsfhf2": lambda v: int(np.float32(v).astype(np.float16).view(np.uint16)),
+    "__truncdfhf2": lambda v: int(np.float64(v).astype(np.float16).view(np.uint16)),
+    "__extendhfsf2": lambda h: float(np.uint16(h & 0xFFFF).view(np.float16)),
+}
 
 
 def _math(fn):
@@ -104,6 +112,8 @@ class WasmPipeline:
             self.gpu = WebGPURuntime(wgsl, manifest, _WasmMemory(self.heap))
 
     def _import(self, name: str):
+        if name in _HALF:
+            return _HALF[name]
         if name in _MATH:
             return _math(_MATH[name])
         if name == "halide_malloc":
