@@ -11,42 +11,68 @@ from collections import OrderedDict
 import numpy as np
 
 from webhal.errors import BufferError, CompileError, HalideError
-from webhal.ir.printer import stmt_to_string
+from webhal.ir.printer import to_string
 from webhal.pipeline import lower
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
 
 
+def fingerprint(pipeline, target) -> tuple:
+    """What a compiled pipeline depends on: definitions, schedules, inputs and the target. Cheap
+    to compute (no lowering), so realizing an unchanged pipeline again costs little."""
+    parts = [str(target)]
+    for fn in pipeline.functions():
+        parts.append(f"{fn.name}({','.join(fn.pure_args)})")
+        for d in fn.definitions:
+            parts.append(",".join(to_string(a) for a in d.args) + "=" + to_string(d.value))
+            if d.rdom is not None:
+                r = d.rdom
+                parts.append(f"rdom {r.name} {[to_string(e) for e in (*r.mins, *r.extents)]} "
+                             f"{[to_string(p) for p in r.predicates]}")
+            parts.append(repr(d.schedule))
+        sch = fn.schedule
+        parts.append(f"{sch.compute_level} {sch.store_level} {sch.memory_type} "
+                     f"{[(k, to_string(a), to_string(b)) for k, (a, b) in sch.bounds.items()]} "
+                     f"{sch.storage_order}")
+        for c in fn.callees():
+            if not hasattr(c, "definitions"):
+                parts.append(f"input {c.name()} {c.type()} {c.dimensions()}")
+    return tuple(parts)
+
+
 def compile_jit(pipeline, target, name: str = "pipeline"):
     """The compiled pipeline and its lowering (from the cache when unchanged)."""
+    key = fingerprint(pipeline, target)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
     outputs = [f.function() for f in pipeline.outputs()]
     lowered = lower(outputs, pipeline.functions(), target, name)
-    key = (str(target), stmt_to_string(lowered.body),
-           tuple(a.name() for a in lowered.inputs))
-    compiled = _CACHE.get(key)
-    if compiled is None:
-        others = [f for f in ("vulkan", "cuda", "opencl", "metal") if target.has_feature(f)]
-        if others:
-            raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
-                               f"{others[0]} feature is not supported yet (use -webgpu)")
-        if target.is_wasm:
-            from webhal.runners.wasmtime import WasmPipeline
-            compiled = WasmPipeline(lowered, target)
-        else:
-            from webhal.runners.host import HostPipeline
-            compiled = HostPipeline(lowered, target)
-        _CACHE[key] = compiled
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+    others = [f for f in ("vulkan", "cuda", "opencl", "metal") if target.has_feature(f)]
+    if others:
+        raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
+                           f"{others[0]} feature is not supported yet (use -webgpu)")
+    if target.is_wasm:
+        from webhal.runners.wasmtime import WasmPipeline
+        compiled = WasmPipeline(lowered, target)
     else:
-        _CACHE.move_to_end(key)
+        from webhal.runners.host import HostPipeline
+        compiled = HostPipeline(lowered, target)
+    _CACHE[key] = (compiled, lowered)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return compiled, lowered
 
 
-def argument_values(lowered, buffers, where) -> list:
+def argument_values(pipeline, buffers, where) -> list:
+    """The values to call the compiled pipeline with, from this pipeline's own inputs (a cached
+    compilation may have been made for other, identical, ImageParams and Params)."""
+    from webhal.pipeline import gather_inputs
+    images, params = gather_inputs(pipeline.functions())
     values = []
-    for a in lowered.inputs:
+    for a in [*images.values(), *params.values()]:
         if hasattr(a, "set") and hasattr(a, "dimensions"):  # ImageParam
             b = a.get()
             if b is None:
@@ -65,7 +91,7 @@ def argument_values(lowered, buffers, where) -> list:
 
 def realize_compiled(pipeline, buffers, target, where) -> None:
     compiled, lowered = compile_jit(pipeline, target)
-    code = compiled(argument_values(lowered, buffers, where))
+    code = compiled(argument_values(pipeline, buffers, where))
     if code != 0:
         err = compiled.take_error() if hasattr(compiled, "take_error") else None
         if err is None:

@@ -67,6 +67,7 @@ class WebGPURuntime:
         self.buffers: dict[int, DeviceBuffer] = {}
         self.bind_groups: dict[tuple, object] = {}
         self.error: tuple[str, type] | None = None
+        self.launches: list[tuple] = []  # this call's dispatches, for replay() in benchmarks
 
     def _pipeline(self, k: dict):
         constants = dict(zip(k["overrides"], k["workgroup_size"]))
@@ -142,11 +143,33 @@ class WebGPURuntime:
         compute.dispatch_workgroups(gx, gy, gz)
         compute.end()
         self.dev.queue.submit([encoder.finish()])
+        if kernel == 0:
+            self.launches.clear()
+        self.launches.append((kernel, group, (gx, gy, gz)))
         for bid in ids:
             if self.manifest["buffers"][self._index(bid)]["read_only"]:
                 continue
             self.buffers[bid].device_newer = True
         return 0
+
+    def replay(self, repeats: int) -> float:
+        """Seconds per repetition of the last call's dispatches, `repeats` times in one
+        submission (for benchmarks: no host work, no copies)."""
+        import time
+        encoder = self.dev.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        for _ in range(repeats):
+            for kernel, group, grid in self.launches:
+                compute.set_pipeline(self.pipelines[kernel])
+                compute.set_bind_group(0, group)
+                compute.dispatch_workgroups(*grid)
+        compute.end()
+        buffer = encoder.finish()
+        self.dev.queue.read_buffer(self.buffers[next(iter(self.buffers))].gpu, 0, 4)  # idle
+        start = time.perf_counter()
+        self.dev.queue.submit([buffer])
+        self.dev.queue.read_buffer(self.buffers[next(iter(self.buffers))].gpu, 0, 4)  # waits
+        return (time.perf_counter() - start) / repeats
 
     def run_packed(self, kernel, gx, gy, gz, args, nbytes) -> int:
         """run() with the scalars given as an address and length in host memory."""
