@@ -100,7 +100,7 @@ def big_float(n=8192) -> dict:
     copy.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 64, 4)
     results["copy"] = gpu_time(copy, [n, n], repeats=50)
     bright = hl.Func("brighten")
-    bright[x, y] = hl.clamp(inp[x, y] * 1.5 + 0.1, 0.0, 1.0)
+    bright[x, y] = hl.clamp(inp[x, y] * 1.5 + hl.f32(0.1), 0.0, 1.0)
     bright.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 64, 4)
     results["brighten"] = gpu_time(bright, [n, n], repeats=50)
     clamped = hl.BoundaryConditions.repeat_edge(inp)

@@ -4,6 +4,7 @@ amounts, bit-exact float constants (hex floats)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Type
+from webhal.ir.visitor import children, rebuild
 
 _BIN = {ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.EQ: "==", ir.NE: "!=", ir.LT: "<",
         ir.LE: "<=", ir.GT: ">", ir.GE: ">=", ir.And: "&&", ir.Or: "||"}
@@ -201,7 +203,29 @@ class KernelPrinter:
             case ir.Load():
                 return [self.load(e.name, i) for i in self.lanes(e.index)]
             case _:
-                return [self.expr(_lane(e, i)) for i in range(n)]
+                return self._lanewise(e)
+
+    def _lanewise(self, e: ir.Expr) -> list[str]:
+        """Each lane of e from the lanes of its children: the children are printed once (as
+        lets), then e is printed per lane over placeholders standing for them."""
+        kids = list(children(e))
+        kid_lanes = [[self.bind(t) for t in self.lanes(k)] if k.type.lanes > 1 else
+                     [self.bind(self.expr(k))] * e.type.lanes for k in kids]
+        out = []
+        for i in range(e.type.lanes):
+            holders = {}
+            for j, k in enumerate(kids):
+                name = f"@hold{self.counter}_{j}"
+                holders[id(k)] = ir.Variable(k.type.element_of(), name)
+                self.locals[name] = kid_lanes[j][i]
+            scalar = rebuild(e, lambda c, holders=holders: holders[id(c)])
+            if any(f.name == "type" for f in dataclasses.fields(scalar)):
+                scalar = dataclasses.replace(scalar, type=scalar.type.element_of())
+            out.append(self.expr(scalar))
+            for h in holders.values():
+                del self.locals[h.name]
+        self.counter += 1
+        return out
 
     def bind(self, text: str) -> str:
         """text as a let (so lanes that share it compute it once)."""
@@ -387,26 +411,3 @@ def ops_const(v, t):
 def ops_is_one(e) -> bool:
     from webhal.ir import ops
     return ops.is_const(e, 1)
-
-
-def _lane(e: ir.Expr, i: int) -> ir.Expr:
-    """Lane i of a vector expression, as a scalar expression."""
-    from webhal.ir.visitor import rebuild
-    match e:
-        case ir.Broadcast():
-            return e.value
-        case ir.Ramp():
-            from webhal.ir import ops
-            return ops.add(e.base, ops.mul(e.stride, ops.const(i, e.stride.type)))
-        case ir.Cast():
-            return ir.Cast(e.type.element_of(), _lane(e.value, i))
-        case ir.Reinterpret():
-            return ir.Reinterpret(e.type.element_of(), _lane(e.value, i))
-        case ir.Load():
-            return ir.Load(e.type.element_of(), e.name, _lane(e.index, i))
-        case ir.Call():
-            return ir.Call(e.type.element_of(), e.name, tuple(_lane(a, i) for a in e.args),
-                           e.call_type, e.func, e.value_index)
-        case ir.Variable():
-            return ir.Variable(e.type.element_of(), f"{e.name}@{i}")
-    return rebuild(e, lambda c: _lane(c, i))
