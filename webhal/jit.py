@@ -12,10 +12,17 @@ import numpy as np
 
 from webhal.errors import BufferError, CompileError, HalideError
 from webhal.ir.printer import to_string
+from webhal.ir.visitor import walk
 from webhal.pipeline import lower
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
+
+
+def _typed(e) -> str:
+    """e's text and the type of each of its nodes: the text leaves most types out (a
+    saturating_cast to uint8 prints as one to int8; a Param's name hides its type)."""
+    return to_string(e) + " : " + ",".join(str(getattr(n, "type", "")) for n in walk(e))
 
 
 def fingerprint(pipeline, target) -> tuple:
@@ -25,11 +32,11 @@ def fingerprint(pipeline, target) -> tuple:
     for fn in pipeline.functions():
         parts.append(f"{fn.name}({','.join(fn.pure_args)})")
         for d in fn.definitions:
-            parts.append(",".join(to_string(a) for a in d.args) + "=" + to_string(d.value))
+            parts.append(",".join(_typed(a) for a in d.args) + "=" + _typed(d.value))
             if d.rdom is not None:
                 r = d.rdom
-                parts.append(f"rdom {r.name} {[to_string(e) for e in (*r.mins, *r.extents)]} "
-                             f"{[to_string(p) for p in r.predicates]}")
+                parts.append(f"rdom {r.name} {[_typed(e) for e in (*r.mins, *r.extents)]} "
+                             f"{[_typed(p) for p in r.predicates]}")
             parts.append(repr(d.schedule))
         sch = fn.schedule
         parts.append(f"{sch.compute_level} {sch.store_level} {sch.memory_type} "
