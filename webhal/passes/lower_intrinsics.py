@@ -29,8 +29,10 @@ def _absd(a: ir.Expr, b: ir.Expr, t: Type) -> ir.Expr:
 def _saturating_cast(e: ir.Expr, t: Type) -> ir.Expr:
     src = e.type
     if src.is_float():
-        if t.is_float():
-            return _cast(t, e)
+        if t.is_float():  # infinities too are pinned to t's finite range, in the wider type
+            wide = Float(max(t.bits, src.bits), t.lanes)
+            w = _cast(wide, e)
+            return _cast(t, ir.Min(ir.Max(w, _c(t.min(), wide)), _c(t.max(), wide)))
         lo, hi = _c(float(t.min()), src), _c(float(t.max()), src)
         return _cast(t, ir.Min(ir.Max(e, lo), hi))
     if t.is_float():
