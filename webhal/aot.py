@@ -57,6 +57,21 @@ def _used(lowered: Lowered):
     return list(lowered.ctx.inputs.values()), list(lowered.ctx.params.values())
 
 
+def _write_gpu_module(lowered: Lowered, path_prefix: str) -> None:
+    """<prefix>.wgsl and <prefix>.wgsl.json (the binding manifest) when the pipeline has GPU
+    kernels: what the web build's runtime loads next to the object."""
+    if not lowered.ctx.kernels:
+        return
+    import json
+
+    from webhal.pipeline import wgsl_of
+    wgsl, manifest = wgsl_of(lowered)
+    with open(path_prefix + ".wgsl", "w") as f:
+        f.write(wgsl)
+    with open(path_prefix + ".wgsl.json", "w") as f:
+        json.dump(manifest, f, indent=2)
+
+
 def _optimized(lowered: Lowered, target, with_runtime: bool):
     module, args = build_module(lowered, target)
     ref = compile_module(module, target)
@@ -97,9 +112,11 @@ def _archive(objects: list[str], out: str, target) -> None:
 
 def compile_to_object(pipeline, filename, arguments, fn_name, target=None) -> None:
     t = _target(target)
-    ref, _ = _optimized(lower_for_aot(pipeline, arguments, fn_name, t), t, True)
+    lowered = lower_for_aot(pipeline, arguments, fn_name, t)
+    ref, _ = _optimized(lowered, t, True)
     with open(filename, "wb") as f:
         f.write(emit_object(ref, t))
+    _write_gpu_module(lowered, os.path.splitext(filename)[0])
 
 
 def compile_to_header(pipeline, filename, arguments, fn_name, target=None) -> None:
@@ -120,6 +137,7 @@ def compile_to_static_library(pipeline, filename_prefix, arguments, fn_name=None
     ref, args = _optimized(lowered, t, True)
     with open(filename_prefix + ".h", "w") as f:
         f.write(header_text(lowered, args))
+    _write_gpu_module(lowered, filename_prefix)
     with tempfile.TemporaryDirectory(prefix="webhal-aot-") as tmp:
         obj = os.path.join(tmp, f"{fn_name}.o")
         with open(obj, "wb") as f:
