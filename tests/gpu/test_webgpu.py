@@ -57,7 +57,7 @@ def test_float_constants_are_bit_exact(wgpu_adapter):
     inp.set(hl.Buffer(np.linspace(-3, 3, 64, dtype=np.float32)))
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
     wgsl, _ = wgsl_of(lowered)
-    assert float(np.float32(0.1)).hex() + "f" in wgsl
+    assert "0x1.99999ap-4f" in wgsl  # float32(0.1), every bit
     expected = np.asarray(f.realize([64], "reference"))
     np.testing.assert_array_equal(np.asarray(f.realize([64], "host-webgpu")), expected)
 
@@ -131,3 +131,20 @@ def test_same_wgsl_on_swiftshader(wgpu_adapter):
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_float16_with_shader_f16(target, wgpu_adapter):
+    if "shader-f16" not in wgpu_adapter.features:
+        pytest.skip("the adapter has no shader-f16")
+    x, xo, xi = hl.Var("x"), hl.Var("xo"), hl.Var("xi")
+    inp = hl.ImageParam(hl.Float(16), 1, "input")
+    f = hl.Func("half")
+    f[x] = inp[x] * hl.f16(0.5) + hl.f16(1.25) - hl.f16(x)
+    f.gpu_tile(x, xo, xi, 16)
+    inp.set(hl.Buffer(np.linspace(-4, 4, 70).astype(np.float16)))
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target(target))
+    wgsl, manifest = wgsl_of(lowered)
+    assert wgsl.startswith("enable f16;") and manifest["features"] == ["shader-f16"]
+    expected = np.asarray(f.realize([70], "reference"))
+    np.testing.assert_array_equal(np.asarray(f.realize([70], target)), expected)

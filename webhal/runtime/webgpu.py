@@ -22,13 +22,15 @@ COPY_TO_HOST_FAILED = -14
 
 @functools.cache
 def device():
-    """The process's WebGPU device (wgpu-py on the best adapter it finds)."""
+    """The process's WebGPU device (wgpu-py on the best adapter it finds), with shader-f16
+    when the adapter has it."""
     import wgpu
     adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     if adapter is None:
         raise HalideError("no WebGPU adapter: install a Vulkan driver (apt-get install "
                           "mesa-vulkan-drivers for lavapipe) or run `make setup`")
-    return adapter.request_device_sync()
+    wanted = [f for f in ("shader-f16",) if f in adapter.features]
+    return adapter.request_device_sync(required_features=wanted)
 
 
 def adapter_name() -> str:
@@ -55,6 +57,11 @@ class WebGPURuntime:
         self.dev = device()
         self.wgsl, self.manifest, self.memory = wgsl, manifest, memory
         self.kernels = manifest["kernels"]
+        missing = [f for f in manifest.get("features", []) if f not in self.dev.features]
+        if missing:
+            raise CompileError(f"the pipeline's kernels need the WebGPU feature {missing[0]}, "
+                               f"which the adapter ({adapter_name()}) does not offer; use "
+                               "float32 on the GPU")
         self.bindings = {b["id"]: b["binding"] for b in manifest["buffers"]}
         try:
             self.module = self.dev.create_shader_module(code=wgsl)

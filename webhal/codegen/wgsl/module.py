@@ -9,6 +9,8 @@ Python runtime and the JS runtime read the same thing.
 
 from __future__ import annotations
 
+import re
+
 from webhal.codegen.wgsl.printer import HELPERS, Binding, KernelPrinter, identifier, wgsl_type
 from webhal.ir.types import Type
 from webhal.passes.offload_gpu_loops import Kernel
@@ -38,9 +40,10 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
         t = next(k.buffers[name][0] for k in kernels if name in k.buffers)
         # 8- and 16-bit elements are packed into 32-bit words; when kernels write them, the
         # words are atomic, since invocations may share one.
-        atomic = t.bits < 32 and not b["read_only"]
-        element = wgsl_type(t) if t.bits == 32 else ("atomic<u32>" if atomic else "u32")
-        b["packed"], b["atomic"] = t.bits < 32, atomic
+        packed = t.is_int_or_uint() and t.bits < 32
+        atomic = packed and not b["read_only"]
+        element = wgsl_type(t) if not packed else ("atomic<u32>" if atomic else "u32")
+        b["packed"], b["atomic"] = packed, atomic
         bindings[name] = Binding(f"b_{b['id']}", t, atomic)
         parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
                      f"b_{b['id']}: array<{element}>;")
@@ -81,6 +84,10 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
                      f"@builtin(local_invocation_id) local_id: vec3<u32>) {{\n"
                      + "\n".join(body + printer.lines) + "\n}")
         manifest_kernels.append(entry)
+    text = "\n\n".join(parts) + "\n"
+    uses_f16 = bool(re.search(r"\bf16\b", text))
+    if uses_f16:
+        text = "enable f16;\n\n" + text
     manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
-                "kernels": manifest_kernels}
-    return "\n\n".join(parts) + "\n", manifest
+                "kernels": manifest_kernels, "features": ["shader-f16"] if uses_f16 else []}
+    return text, manifest

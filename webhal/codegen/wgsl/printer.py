@@ -83,7 +83,11 @@ def constant(e: ir.Expr) -> str:
         if not math.isfinite(v):
             bits = {math.inf: 0x7F800000, -math.inf: 0xFF800000}.get(v, 0x7FC00000)
             return f"bitcast<f32>({bits}u)"
-        return f"{v.hex()}f" if t.bits == 32 else f"{v.hex()}h"
+        mantissa, exponent = v.hex().split("p")
+        text = mantissa.rstrip("0").rstrip(".") + "p" + exponent  # shortest exact hex float
+        # f16 values go through an f32 literal (exact: they are f16 already); naga does not
+        # take every hex literal with an `h` suffix.
+        return text + "f" if t.bits == 32 else f"f16({text}f)"
     if t.is_uint():
         return f"{e.value}u"
     if e.value == -(1 << 31):
@@ -102,7 +106,9 @@ class Binding:
 
     @property
     def per_word(self) -> int:
-        return 32 // self.type.bits if self.type.bits < 32 else 1
+        """Elements per 32-bit word: 8/16-bit integers are packed; f16 arrays are native."""
+        packed = self.type.is_int_or_uint() and self.type.bits < 32
+        return 32 // self.type.bits if packed else 1
 
 
 _WRAPPING = (ir.Add, ir.Sub, ir.Mul, ir.Div)
