@@ -77,7 +77,10 @@ def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
     zu = _cast(wide, ir.Add(_cast(i64, z), _c(bias, i64)))
     ou = _cast(wide, ir.Add(_cast(i64, o), _c(bias, i64)))
     num = ir.Add(ir.Mul(zu, ir.Sub(_c(scale, wide), wq)), ir.Mul(ou, wq))
-    res = ir.Div(ir.Add(ir.Mul(num, _c(2, wide)), _c(scale, wide)), _c(2 * scale, wide))
+    # num / scale rounded half up, as (2 * num + scale) / (2 * scale) but without overflowing
+    # 64 bits when the values are 32-bit (num is below scale**2 < 2**64).
+    half_up = ir.GE(ir.Mod(num, _c(scale, wide)), _c((scale + 1) // 2, wide))
+    res = ir.Add(ir.Div(num, _c(scale, wide)), _cast(wide, half_up))
     return _cast(t, ir.Sub(_cast(i64, res), _c(bias, i64)))
 
 
