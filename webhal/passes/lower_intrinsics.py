@@ -48,20 +48,21 @@ def _saturating_cast(e: ir.Expr, t: Type) -> ir.Expr:
 
 def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
     if t.is_float():
-        w = _cast(t, w)
+        if w.type.is_float():
+            w = _cast(t, w)
+        else:  # an unsigned weight spans 0 to its type's max
+            w = ir.Div(_cast(t, w), _c(float((1 << w.type.bits) - 1), t))
         return ir.Add(ir.Mul(z, ir.Sub(_c(1.0, t), w)), ir.Mul(o, w))
     bits, lanes = t.bits, t.lanes
     wide = UInt(64, lanes)
     scale = (1 << bits) - 1
     wt = w.type
-    if wt.is_float():
-        wf = ir.Call(Float(64, lanes), "round", (ir.Mul(_cast(Float(64, lanes), w),
-                                                         _c(float(scale), Float(64, lanes))),),
-                     ir.CallType.INTRINSIC)
-        wq = _cast(wide, ir.Min(ir.Max(wf, _c(0.0, wf.type)), _c(float(scale), wf.type)))
-    elif wt.bits >= bits:
-        wq = ir.Call(wide, "shift_right", (_cast(wide, w), _c(wt.bits - bits, wide)),
-                     ir.CallType.INTRINSIC)
+    if wt.is_float():  # truncated, in the weight's float type (float64 for 32-bit values)
+        ft = Float(64, lanes) if bits == 32 else wt
+        wf = ir.Mul(_cast(ft, w), _c(float(scale), ft))
+        wq = _cast(wide, ir.Min(ir.Max(wf, _c(0.0, ft)), _c(float(scale), ft)))
+    elif wt.bits >= bits:  # divided by (2^m - 1) / (2^n - 1), so that only the max maps to max
+        wq = ir.Div(_cast(wide, w), _c(((1 << wt.bits) - 1) // scale, wide))
     else:  # replicate the weight's bits so that its max maps to the full scale
         w64 = _cast(wide, w)
         acc, filled = w64, wt.bits
