@@ -118,3 +118,34 @@ def narrow_int_ops(size=(37, 19)):
 
 
 ALL += [blur_u8_packed, blur_u8_atomic, narrow_int_ops]
+
+
+def blur_shared_memory(size=(61, 45)):
+    """The horizontal pass computed per workgroup in shared memory (compute_at a GPU block
+    loop), with its own thread loops; a barrier separates it from the vertical pass."""
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    clamped = hl.BoundaryConditions.repeat_edge(inp)
+    bx, by = hl.Func("blur_x"), hl.Func("blur_y")
+    bx[x, y] = (clamped[x - 1, y] + clamped[x, y] + clamped[x + 1, y]) / 3.0
+    by[x, y] = (bx[x, y - 1] + bx[x, y] + bx[x, y + 1]) / 3.0
+    by.gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+    bx.compute_at(by, xo).gpu_threads(x, y)
+    inp.set(hl.Buffer(np.random.default_rng(8).random(size[::-1], dtype=np.float32)))
+    return by, size
+
+
+def u16_shared_memory(size=(50, 30)):
+    """uint16 in shared memory: one element per word there, packed words in buffers."""
+    inp = hl.ImageParam(hl.UInt(16), 2, "input")
+    bx, by = hl.Func("sum_x"), hl.Func("sum_y")
+    bx[x, y] = inp[x, y] + inp[x + 1, y] * 3
+    by[x, y] = bx[x, y] + bx[x, y + 1] - inp[x, y]
+    by.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    bx.compute_at(by, xo).gpu_threads(x, y)
+    data = np.random.default_rng(9).integers(0, 65536, (size[1] + 1, size[0] + 1),
+                                             dtype=np.uint16)
+    inp.set(hl.Buffer(data))
+    return by, size
+
+
+ALL += [blur_shared_memory, u16_shared_memory]

@@ -87,6 +87,27 @@ def test_packed_stores_write_whole_words(wgpu_adapter):
     assert "atomicStore(&" not in atomic and "atomicOr(&" in atomic
 
 
+def test_shared_memory_and_barrier(wgpu_adapter):
+    f, _ = pipelines.blur_shared_memory()
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+    wgsl, manifest = wgsl_of(lowered)
+    assert "var<workgroup> kernel_0_blur_y_shared_0: array<f32, 160>;" in wgsl  # 16 x (8 + 2)
+    assert "workgroupBarrier();" in wgsl
+    assert manifest["kernels"][0]["workgroup_size"] == [16, 10, 1]
+    assert [b["name"] for b in manifest["buffers"]] == ["blur_y", "input"]
+
+
+def test_work_between_block_and_thread_loops_is_reported(wgpu_adapter):
+    x, y, xo, yo, xi, yi = (hl.Var(n) for n in ("x", "y", "xo", "yo", "xi", "yi"))
+    a, b = hl.Func("a"), hl.Func("b")
+    a[x, y] = hl.f32(x + y)
+    b[x, y] = a[x, y] * 2.0
+    b.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    a.compute_at(b, xo)  # its loops are not GPU thread loops
+    with pytest.raises(hl.ScheduleError, match="gpu_threads"):
+        b.realize([16, 16], "host-webgpu")
+
+
 def test_64_bit_types_on_gpu_are_reported(wgpu_adapter):
     x, xo, xi = hl.Var("x"), hl.Var("xo"), hl.Var("xi")
     f = hl.Func("wide")

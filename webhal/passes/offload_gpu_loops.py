@@ -17,10 +17,11 @@ from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Handle, Int, Type
-from webhal.ir.visitor import rebuild, walk
+from webhal.ir.visitor import rebuild, substitute, walk
 from webhal.lang.schedule import ForType
 from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
+from webhal.passes.simplify import simplify_expr
 
 
 @dataclass
@@ -32,84 +33,141 @@ class GPULoop:
 
 @dataclass
 class Kernel:
-    """One compute entry point: its loops, body and what it binds."""
+    """One compute entry point. `body` is what runs in each workgroup: code common to the
+    workgroup (lets, shared allocations) around one or more nests of GPU thread loops, which
+    stay in it as For loops of ForType.GPUThread (the printer maps them to invocation ids)."""
 
     name: str
     blocks: list[GPULoop]          # innermost first (x, y, z)
-    threads: list[GPULoop]         # innermost first; extents are constants
     body: st.Stmt
+    workgroup: tuple[int, int, int] = (1, 1, 1)
     scalars: list[tuple[str, Type]] = field(default_factory=list)
     buffers: dict[str, tuple[Type, bool, bool]] = field(default_factory=dict)  # reads, writes
+    shared: dict[str, tuple[Type, int]] = field(default_factory=dict)  # workgroup memory
 
     def workgroup_size(self) -> tuple[int, int, int]:
-        sizes = [ops.as_const(t.extent) for t in self.threads] + [1, 1, 1]
-        return tuple(sizes[:3])
+        return self.workgroup
 
 
 def _defined_inside(body: st.Stmt) -> set[str]:
     names = set()
     for n in walk(body):
-        if isinstance(n, st.For | st.LetStmt | ir.Let):
-            names.add(n.name)
-        elif isinstance(n, st.Allocate):
+        if isinstance(n, st.For | st.LetStmt | ir.Let | st.Allocate):
             names.add(n.name)
     return names
 
 
-def _nest(loop: st.For) -> tuple[list[GPULoop], list[GPULoop], st.Stmt]:
-    blocks, threads = [], []
+def thread_nest(loop: st.For) -> list[st.For]:
+    """The chain of directly nested GPU thread loops starting at loop, outermost first."""
+    chain = []
+    s: st.Stmt = loop
+    while isinstance(s, st.For) and s.for_type is ForType.GPUThread:
+        chain.append(s)
+        s = s.body
+    return chain
+
+
+def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.Stmt:
+    """Check what runs once per workgroup (it must be uniform: lets, shared allocations and
+    GPU thread nests) and give each thread loop its constant extent, found by substituting the
+    lets around it. Records each nest's extents (innermost first) as maxima in `sizes`."""
+    match s:
+        case st.For() if s.for_type is ForType.GPUThread:
+            chain = thread_nest(s)
+            if len(chain) > 3:
+                raise ScheduleError("a GPU kernel has at most 3 thread dimensions")
+            extents = []
+            for loop in chain:
+                extent = ops.as_const(simplify_expr(substitute(loop.extent, lets)))
+                if extent is None:
+                    raise ScheduleError(
+                        f"GPU thread loop {loop.name} has extent {to_string(loop.extent)}, "
+                        "which is not a constant; thread loops need one (gpu_tile with a "
+                        "constant size, or a bound() on the Func computed at the block)")
+                extents.append(extent)
+            for axis, extent in enumerate(reversed(extents)):
+                sizes[axis] = max(sizes[axis], extent)
+            for n in walk(chain[-1].body):
+                if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread):
+                    raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU "
+                                        "loops around it; put GPU block loops outermost, then "
+                                        "thread loops, with nothing between them")
+                if isinstance(n, st.Allocate):
+                    raise ScheduleError(f"Func {n.name} is computed inside GPU thread loops; "
+                                        "compute it at a GPU block loop (shared memory) or at "
+                                        "root")
+                if isinstance(n, st.For) and n.for_type is ForType.Parallel:
+                    raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
+            body = chain[-1].body
+            for loop, extent in zip(reversed(chain), reversed(extents)):
+                body = st.For(loop.name, loop.min, ops.const(extent), loop.for_type, body,
+                              loop.device_api)
+            return body
+        case st.Block():
+            return st.block(*(_block_level(x, sizes, lets) for x in s.stmts))
+        case st.LetStmt():
+            inner = {**lets, s.name: substitute(s.value, lets)}
+            return st.LetStmt(s.name, s.value, _block_level(s.body, sizes, inner))
+        case st.ProducerConsumer():
+            return st.ProducerConsumer(s.name, s.is_producer, _block_level(s.body, sizes, lets))
+        case st.Allocate():
+            size = simplify_expr(substitute(s.size, lets))
+            return st.Allocate(s.name, s.type, size, _block_level(s.body, sizes, lets),
+                               s.memory_type)
+        case st.Evaluate() if ops.as_const(s.value) is not None:
+            return s
+        case st.For():
+            raise ScheduleError(
+                f"loop {s.name} runs inside GPU block loops but outside GPU thread loops; give "
+                "the Func computed there gpu_threads loops (e.g. f.compute_at(g, xo)"
+                ".gpu_threads(x, y))")
+    raise ScheduleError(f"{type(s).__name__} at GPU block level: work inside a GPU kernel "
+                        "must be in GPU thread loops")
+
+
+def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
+    blocks = []
     s: st.Stmt = loop
     while isinstance(s, st.For) and s.for_type is ForType.GPUBlock:
         blocks.append(GPULoop(s.name, s.min, s.extent))
         s = s.body
-    while isinstance(s, st.For) and s.for_type is ForType.GPUThread:
-        extent = ops.as_const(s.extent)
-        if extent is None:
-            raise ScheduleError(f"GPU thread loop {s.name} has extent {to_string(s.extent)}; "
-                                "thread loops need a constant extent (use gpu_tile with a "
-                                "constant size)")
-        threads.append(GPULoop(s.name, s.min, s.extent))
-        s = s.body
-    for n in walk(s):
-        if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread):
-            raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU loops around "
-                                "it; put GPU block loops outermost, then thread loops, with "
-                                "nothing between them")
-        if isinstance(n, st.Allocate):
-            raise ScheduleError(f"Func {n.name} is computed inside a GPU kernel; storage inside "
-                                "kernels (GPU shared memory) is not supported yet: compute it "
-                                "at root")
-        if isinstance(n, st.For) and n.for_type is ForType.Parallel:
-            raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
-    if len(blocks) > 3 or len(threads) > 3:
-        raise ScheduleError("a GPU kernel has at most 3 block and 3 thread dimensions")
-    return list(reversed(blocks)), list(reversed(threads)), s
-
-
-def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
-    blocks, threads, body = _nest(loop)
-    kernel = Kernel(f"kernel_{index}_{loop.name.split('.')[0]}", blocks, threads, body)
-    inside = _defined_inside(body) | {g.name for g in blocks + threads}
+    if len(blocks) > 3:
+        raise ScheduleError("a GPU kernel has at most 3 block dimensions")
+    name = f"kernel_{index}_{loop.name.split('.')[0]}"
+    sizes = [1, 1, 1]
+    s = _block_level(s, sizes, {})
+    kernel = Kernel(name, list(reversed(blocks)), s, tuple(sizes))
+    for a in walk(s):
+        if isinstance(a, st.Allocate):
+            size = ops.as_const(a.size)
+            if size is None:
+                raise ScheduleError(f"Func {a.name} is stored in GPU shared memory, which needs "
+                                    f"a constant size, but it needs {to_string(a.size)} elements; "
+                                    "give the Funcs involved constant tile sizes or bound()s")
+            if a.type.bits == 64:
+                raise ScheduleError(f"Func {a.name} has a 64-bit type; WebGPU has none")
+            kernel.shared[a.name] = (a.type, size)
+    inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
-    for n in walk(st.block(*(st.Evaluate(g.min) for g in blocks + threads), body)):
+    for n in walk(st.block(*(st.Evaluate(g.min) for g in blocks), s)):
         if isinstance(n, ir.Variable) and n.name not in inside:
             scalars.setdefault(n.name, n.type)
-        elif isinstance(n, ir.Load):
+        elif isinstance(n, ir.Load) and n.name not in kernel.shared:
             t, r, w = kernel.buffers.get(n.name, (n.type.element_of(), False, False))
             kernel.buffers[n.name] = (t, True, w)
-        elif isinstance(n, st.Store):
+        elif isinstance(n, st.Store) and n.name not in kernel.shared:
             t, r, w = kernel.buffers.get(n.name, (n.value.type.element_of(), False, False))
             kernel.buffers[n.name] = (t, r, True)
-    for name, (t, _, _) in kernel.buffers.items():
-        types[name] = t
+    for bname, (t, _, _) in kernel.buffers.items():
+        types[bname] = t
         if t.bits not in (8, 16, 32):
-            raise ScheduleError(f"buffer {name} has type {t}: WebGPU has no 64-bit types, and "
+            raise ScheduleError(f"buffer {bname} has type {t}: WebGPU has no 64-bit types, and "
                                 "webhal keeps booleans off the GPU; use 8-, 16- or 32-bit "
                                 "types there")
     kernel.scalars = sorted(scalars.items())
-    for name, t in kernel.scalars:
+    for sname, t in kernel.scalars:
         if t.bits == 64:
-            raise ScheduleError(f"{name} is a 64-bit value used in a GPU kernel; WebGPU has no "
+            raise ScheduleError(f"{sname} is a 64-bit value used in a GPU kernel; WebGPU has no "
                                 "64-bit types")
     return kernel
 

@@ -67,15 +67,17 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
                 scalar_names[n] = f"({value} != 0u)" if t.is_bool() else value
         for a in _AXES:
             parts.append(f"override {k.name}_wg_{a}: u32 = 1u;")
-        printer = KernelPrinter({n: bindings[n] for n in k.buffers}, scalar_names)
+        kernel_bindings = {n: bindings[n] for n in k.buffers}
+        for i, (name, (t, size)) in enumerate(sorted(k.shared.items())):
+            var = f"{k.name}_shared_{i}"
+            # Workgroup memory keeps one element per 32-bit word: no packing, no atomics.
+            parts.append(f"var<workgroup> {var}: array<{wgsl_type(t)}, {size}>;")
+            kernel_bindings[name] = Binding(var, t, shared=True)
+        printer = KernelPrinter(kernel_bindings, scalar_names, k.workgroup)
         body: list[str] = []
         for axis, g in zip(_AXES, k.blocks):
             name = printer.fresh(g.name)
             body.append(f"  let {name} = {printer.expr(g.min)} + i32(wg_id.{axis});")
-            printer.locals[g.name] = name
-        for axis, g in zip(_AXES, k.threads):
-            name = printer.fresh(g.name)
-            body.append(f"  let {name} = {printer.expr(g.min)} + i32(local_id.{axis});")
             printer.locals[g.name] = name
         printer.stmt(k.body, 1)
         size = ", ".join(f"{k.name}_wg_{a}" for a in _AXES)

@@ -15,6 +15,7 @@ from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Type
 from webhal.ir.visitor import children, rebuild
+from webhal.lang.schedule import ForType
 
 _BIN = {ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.EQ: "==", ir.NE: "!=", ir.LT: "<",
         ir.LE: "<=", ir.GT: ">", ir.GE: ">=", ir.And: "&&", ir.Or: "||"}
@@ -103,11 +104,13 @@ class Binding:
     var: str
     type: Type
     atomic: bool = False
+    shared: bool = False  # workgroup memory: one element per word
 
     @property
     def per_word(self) -> int:
-        """Elements per 32-bit word: 8/16-bit integers are packed; f16 arrays are native."""
-        packed = self.type.is_int_or_uint() and self.type.bits < 32
+        """Elements per 32-bit word: 8/16-bit integers are packed in storage buffers; f16
+        arrays and workgroup memory are not."""
+        packed = self.type.is_int_or_uint() and self.type.bits < 32 and not self.shared
         return 32 // self.type.bits if packed else 1
 
 
@@ -119,8 +122,10 @@ class KernelPrinter:
     printed lane by lane; expressions that need statements first (lets) add them to `pending`,
     emitted before the statement that uses them."""
 
-    def __init__(self, buffers: dict[str, Binding], scalar_names: dict[str, str]):
+    def __init__(self, buffers: dict[str, Binding], scalar_names: dict[str, str],
+                 workgroup: tuple[int, int, int] = (1, 1, 1)):
         self.buffers = buffers
+        self.workgroup = workgroup
         self.scalars = scalar_names   # IR name -> WGSL expression of the value
         self.locals: dict[str, str | list[str]] = {}
         self.lines: list[str] = []
@@ -361,11 +366,37 @@ class KernelPrinter:
             self.emit(f"atomicAnd({word}, ~({mask}u << {lane_bits}));", depth)
             self.emit(f"atomicOr({word}, (u32({value}) & {mask}u) << {lane_bits});", depth)
 
+    def thread_nest(self, loop: st.For, depth: int) -> None:
+        """GPU thread loops: each loop variable is an invocation id (innermost loop: x); when
+        the nest is smaller than the workgroup, the extra invocations skip it."""
+        from webhal.passes.offload_gpu_loops import thread_nest
+        chain = thread_nest(loop)
+        guards = []
+        for axis, t in zip("xyz", reversed(chain)):
+            name = self.fresh(t.name)
+            self.emit(f"let {name} = {self.expr(t.min)} + i32(local_id.{axis});", depth)
+            self.locals[t.name] = name
+            extent = int(t.extent.value)
+            if extent < self.workgroup["xyz".index(axis)]:
+                guards.append(f"local_id.{axis} < {extent}u")
+        inner = depth
+        if guards:
+            self.emit(f"if ({' && '.join(guards)}) {{", depth)
+            inner = depth + 1
+        self.stmt(chain[-1].body, inner)
+        if guards:
+            self.emit("}", depth)
+        for t in chain:
+            del self.locals[t.name]
+
     def stmt(self, s: st.Stmt, depth: int) -> None:
         match s:
             case st.Block():
-                for x in s.stmts:
+                for i, x in enumerate(s.stmts):
                     self.stmt(x, depth)
+                    if i + 1 < len(s.stmts) and _has_threads(x):
+                        # Later thread nests read what this one wrote to workgroup memory.
+                        self.emit("workgroupBarrier();", depth)
             case st.LetStmt():
                 saved = self.locals.get(s.name)
                 if s.value.type.lanes > 1:
@@ -389,6 +420,10 @@ class KernelPrinter:
                     self.emit("} else {", depth)
                     self.stmt(s.else_case, depth + 1)
                 self.emit("}", depth)
+            case st.For() if s.for_type is ForType.GPUThread:
+                self.thread_nest(s, depth)
+            case st.Allocate():  # workgroup memory, declared at module scope
+                self.stmt(s.body, depth)
             case st.For():
                 lo, extent = self.expr(s.min), self.expr(s.extent)
                 name = self.fresh(s.name)
@@ -407,6 +442,11 @@ class KernelPrinter:
             case _:
                 raise CompileError(f"WGSL codegen cannot handle statement {type(s).__name__} "
                                    "inside a kernel")
+
+
+def _has_threads(s: st.Stmt) -> bool:
+    from webhal.ir.visitor import walk
+    return any(isinstance(n, st.For) and n.for_type is ForType.GPUThread for n in walk(s))
 
 
 def ops_const(v, t):
