@@ -118,8 +118,9 @@ class Pipeline:
         by_id = {id(f): f for f in fns}
         for fn in fns:
             s = fn.schedule
+            in_block = _computed_in_gpu_block(fn, by_id)
             for d in fn.definitions:  # outputs too: they are the Funcs most often put on a GPU
-                _check_gpu_nesting(fn, d)
+                _check_gpu_nesting(fn, d, in_block)
             if id(fn) in outputs:
                 if not s.compute_level.is_inlined() and not s.compute_level.is_root():
                     raise ScheduleError(f"Func {fn.name} is an output of the pipeline and is "
@@ -277,15 +278,27 @@ def _stage_of(host: Function, level: LoopLevel):
     return host.definitions[i]
 
 
-def _check_gpu_nesting(fn: Function, d) -> None:
-    """GPU thread loops must sit inside GPU block loops; at most 3 of each."""
+def _computed_in_gpu_block(fn: Function, by_id) -> bool:
+    """Whether fn is computed at a GPU block loop of a consumer (its storage then is the
+    workgroup's shared memory, and its own loops need only be thread loops)."""
+    level = fn.schedule.compute_level
+    if level.kind != "at" or id(level.function()) not in by_id:
+        return False
+    stage = _stage_of(level.function(), level)
+    i = stage.schedule.dim_index(level.var_name())
+    return i >= 0 and stage.schedule.dims[i].for_type is ForType.GPUBlock
+
+
+def _check_gpu_nesting(fn: Function, d, in_block: bool = False) -> None:
+    """GPU thread loops must sit inside GPU block loops (their own, or the consumer's block
+    loop fn is computed at); at most 3 of each."""
     where = d.schedule.where or d.where  # the gpu_* directive, else the definition
     outer_first = list(reversed(d.schedule.dims))
     blocks = [x for x in outer_first if x.for_type is ForType.GPUBlock]
     threads = [x for x in outer_first if x.for_type is ForType.GPUThread]
     if len(blocks) > 3 or len(threads) > 3:
         raise ScheduleError(f"Func {fn.name} has more than 3 GPU block or thread loops", where)
-    if threads and not blocks:
+    if threads and not blocks and not in_block:
         raise ScheduleError(
             f"Func {fn.name} has GPU thread loops ({', '.join(t.name for t in threads)}) but no "
             "GPU block loop around them; use gpu_blocks or gpu_tile", where)
