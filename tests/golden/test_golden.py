@@ -51,3 +51,17 @@ def test_blur_assembly_uses_simd128(tmp_path):
     assert re.search(r"\bv128\.load\b", asm), "the blur should load whole vectors"
     assert re.search(r"\bi16x8\.add\b", asm), "the blur should add eight uint16 lanes at once"
     assert re.search(r"\bv128\.store\b", asm)
+
+
+def _wgsl(make) -> str:
+    from webhal.jit import compile_jit
+    from webhal.pipeline import wgsl_of
+    f, _ = make()
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+    return wgsl_of(lowered)[0]
+
+
+@pytest.mark.parametrize("name", ["blur_u8_packed", "blur_shared_memory", "brighten"])
+def test_wgsl(name, wgpu_adapter):
+    from tests.gpu import pipelines
+    _check(f"{name}.wgsl", _wgsl(getattr(pipelines, name)))

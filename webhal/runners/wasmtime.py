@@ -15,6 +15,7 @@ import wasmtime
 
 from webhal.codegen.llvm.module import build_module, compile_module, emit_object
 from webhal.codegen.llvm.runtime import runtime_module
+from webhal.errors import HalideError
 from webhal.runtime import errors
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
@@ -157,7 +158,7 @@ class WasmPipeline:
             try:
                 code = getattr(self.gpu, method)(*args)
             except Exception as e:  # report, do not unwind through wasm frames
-                self.error = (f"WebGPU: {e}", RuntimeError)
+                self.error = (f"WebGPU: {e}", HalideError)
                 return -23
             if code and self.gpu.error and self.error is None:
                 self.error = self.gpu.error

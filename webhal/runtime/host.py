@@ -9,6 +9,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from webhal.errors import HalideError
 from webhal.runtime import errors
 
 _state = threading.local()
@@ -90,12 +91,13 @@ def _gpu(method: str, proto):
     def fn(uc, *args):
         rt = getattr(current_gpu, "runtime", None)
         if rt is None:
-            _state.error = ("a GPU call reached a pipeline without a WebGPU runtime", Exception)
+            _state.error = ("a GPU call reached a pipeline without a WebGPU runtime",
+                            HalideError)
             return -1
         try:
             code = getattr(rt, method)(*args)
         except Exception as e:  # a device error must not unwind through JIT frames
-            _state.error = (f"WebGPU: {e}", RuntimeError)
+            _state.error = (f"WebGPU: {e}", HalideError)
             return -23
         if code and rt.error and getattr(_state, "error", None) is None:
             _state.error = rt.error
