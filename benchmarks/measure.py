@@ -1,0 +1,83 @@
+"""What one measurement is, how outputs are checksummed, and how Python-side calls are timed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from statistics import median
+
+import numpy as np
+
+SIMD = "wasm-32-wasmrt-wasm_simd128"
+SCALAR = "wasm-32-wasmrt"
+TARGET_LABELS = {SIMD: "wasm SIMD", SCALAR: "wasm scalar"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long to measure. The wasm harness gets the same numbers on its command line."""
+
+    batches: int
+    min_batch_ms: float
+    warmup_ms: float
+    rounds: int  # wasm runs per build; the median of their medians is kept
+
+
+QUICK = Settings(batches=5, min_batch_ms=10, warmup_ms=30, rounds=1)
+FULL = Settings(batches=15, min_batch_ms=25, warmup_ms=100, rounds=3)
+
+
+@dataclass
+class Measurement:
+    """One implementation of one pipeline timed in one environment.
+
+    env: "node", "chromium" or "host"; impl: "webhal", "halide", "numpy" or "opencv.js";
+    target: a wasm target string, or for the host "realize" / "call" / "numpy"."""
+
+    pipeline: str
+    env: str
+    impl: str
+    target: str
+    ok: bool
+    median_ms: float | None = None
+    min_ms: float | None = None
+    checksum: int | None = None  # see checksum(); None where not comparable
+    sum: float | None = None  # the sum of the output's elements
+    error: str = ""
+    details: dict = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        d = asdict(self)
+        if self.checksum is not None:
+            d["checksum"] = f"{self.checksum:016x}"
+        return d
+
+
+def checksum(array: np.ndarray) -> int:
+    """The harness's checksum (harness.c: checksum()) of a dense array in numpy order: the sum,
+    modulo 2^64, of each element's bits times an odd weight derived from its index."""
+    flat = np.ascontiguousarray(array).ravel()
+    bits = flat.view(f"u{flat.dtype.itemsize}").astype(np.uint64)
+    index = np.arange(flat.size, dtype=np.uint64)
+    weights = ((index * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)) | np.uint64(1)
+    return int(np.sum(bits * weights, dtype=np.uint64))
+
+
+def time_calls(call: Callable[[], object], settings: Settings) -> tuple[float, float]:
+    """(median, min) milliseconds per call of `call`, timed as the harness does: warm up, size
+    batches to settings.min_batch_ms, time settings.batches batches."""
+    start = time.perf_counter()
+    warm = 0
+    while warm < 2 or (time.perf_counter() - start) * 1e3 < settings.warmup_ms:
+        call()
+        warm += 1
+    per_call_ms = (time.perf_counter() - start) * 1e3 / warm
+    calls = max(1, int(np.ceil(settings.min_batch_ms / max(per_call_ms, 1e-6))))
+    times = []
+    for _ in range(settings.batches):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            call()
+        times.append((time.perf_counter() - t0) * 1e3 / calls)
+    return median(times), min(times)
