@@ -8,14 +8,29 @@ from collections.abc import Callable, Iterator
 from webhal.ir import nodes as ir
 
 
+_NODE_TYPES: tuple = ()
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _is_node(v) -> bool:
-    from webhal.ir.stmt import Stmt
-    return isinstance(v, ir.Expr | Stmt)
+    global _NODE_TYPES
+    if not _NODE_TYPES:
+        from webhal.ir.stmt import Stmt
+        _NODE_TYPES = (ir.Expr, Stmt)
+    return isinstance(v, _NODE_TYPES)
+
+
+def _fields(node) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(node))
+        _FIELD_NAMES[type(node)] = names
+    return names
 
 
 def children(node) -> Iterator:
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
+    for name in _fields(node):
+        value = getattr(node, name)
         if _is_node(value):
             yield value
         elif isinstance(value, tuple):
@@ -47,11 +62,11 @@ def rebuild(node, fn: Callable):
             return v if all(a is b for a, b in zip(new, v)) else new
         return v
 
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
+    for name in _fields(node):
+        value = getattr(node, name)
         new = apply(value)
         if new is not value:
-            changes[f.name] = new
+            changes[name] = new
     return dataclasses.replace(node, **changes) if changes else node
 
 

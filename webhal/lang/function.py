@@ -52,6 +52,10 @@ class Function:
     def callees(self) -> list:
         """Functions, buffers and ImageParams this Function's definitions call, in first-use
         order (no duplicates)."""
+        key = tuple(id(d) for d in self.definitions)  # definitions are only ever added
+        cached = self.__dict__.get("_callees")
+        if cached is not None and cached[0] == key:
+            return list(cached[1])
         seen: dict[int, object] = {}
         for d in self.definitions:
             for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
@@ -59,6 +63,7 @@ class Function:
                     if c.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE) and \
                             c.func is not self:
                         seen.setdefault(id(c.func), c.func)
+        self.__dict__["_callees"] = (key, list(seen.values()))
         return list(seen.values())
 
     # -- definitions ---------------------------------------------------------------------------
