@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 
 from webhal.ir import nodes as ir
 
-
 _NODE_TYPES: tuple = ()
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 

@@ -1,8 +1,8 @@
 """Halide's arithmetic on numpy arrays: the semantics every backend is checked against.
 
 Integers wrap; division and modulo are Euclidean (the remainder is never negative) and give 0 for
-a zero divisor; casts from float to int truncate toward zero (and saturate: NaN is 0); shifts by a negative amount shift
-the other way; saturating casts clamp.
+a zero divisor; casts from float to int truncate toward zero (and saturate: NaN is 0); shifts by
+a negative amount shift the other way; saturating casts clamp.
 """
 
 from __future__ import annotations
