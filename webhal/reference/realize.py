@@ -76,6 +76,9 @@ class Realizer:
         needed = [(lo, hi - lo + 1) for lo, hi in box if lo is not None]
         if len(needed) == len(box):
             self.realize(fn, needed)
+        elif key not in self.cache:  # every point masked off (a select's untaken side)
+            shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+            return np.zeros(shape, dtype=fn.type.dtype)
         mins, data = self.cache[key]
         return _gather(data, mins, args, mask)
 
