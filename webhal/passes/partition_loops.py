@@ -1,0 +1,223 @@
+"""Loop partitioning: split a loop into a prologue, a steady state and an epilogue so that the
+steady state has no clamps. Boundary conditions clamp coordinates (min(max(x - 1, lo), hi));
+inside the image those clamps change nothing, but they turn dense vector loads into gathers.
+For each loop, the clamps whose argument moves with the loop variable give linear conditions on
+it; where all of them hold, the clamps are dropped. The conditions are solved when the loop
+starts, so any image size works; the prologue and epilogue keep the clamped code.
+"""
+
+from __future__ import annotations
+
+from webhal.analysis.intervals import Interval, bounds_of
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.visitor import free_variables, rebuild, walk
+from webhal.lang.schedule import ForType
+from webhal.passes.context import LowerContext
+
+_PARTITIONABLE = (ForType.Serial, ForType.Parallel)
+
+
+def _names_defined(s: st.Stmt) -> set[str]:
+    return {n.name for n in walk(s) if isinstance(n, st.For | st.LetStmt | ir.Let | st.Allocate)}
+
+
+def _uses(e: ir.Expr, names: set[str]) -> bool:
+    return any(v.name in names for v in free_variables(e))
+
+
+def _linear(e: ir.Expr, v: str, extra: list):
+    """e as k * v + c for a constant k, or None. min/max whose v-free side only matters
+    outside the steady state are replaced by their v side, with that as a further condition."""
+    match e:
+        case ir.Variable() if e.name == v:
+            return 1, ops.const(0)
+        case ir.Add() | ir.Sub():
+            a, b = _linear(e.a, v, extra), _linear(e.b, v, extra)
+            if a is None or b is None:
+                return None
+            if isinstance(e, ir.Add):
+                return a[0] + b[0], ops.add(a[1], b[1])
+            return a[0] - b[0], ops.sub(a[1], b[1])
+        case ir.Mul():
+            for x, y in ((e.a, e.b), (e.b, e.a)):
+                k = ops.as_const(y)
+                if k is not None:
+                    a = _linear(x, v, extra)
+                    return None if a is None else (a[0] * k, ops.mul(a[1], y))
+            return None
+        case ir.Min() | ir.Max():
+            a_dep, b_dep = _uses(e.a, {v}), _uses(e.b, {v})
+            if a_dep == b_dep:
+                return (0, e) if not a_dep else None
+            moving, fixed = (e.a, e.b) if a_dep else (e.b, e.a)
+            extra.append((moving, "<=" if isinstance(e, ir.Min) else ">=", fixed))
+            return _linear(moving, v, extra)
+    if e.type.is_int() and not _uses(e, {v}):
+        return 0, e
+    return None
+
+
+def _solve(conditions, v: str):
+    """Lower and upper bounds on v (lists of expressions) from `lhs op rhs` conditions, or None
+    when one cannot be put in linear form."""
+    lowers, uppers, pending = [], [], list(conditions)
+    while pending:
+        lhs, op, rhs = pending.pop()
+        extra: list = []
+        lin = _linear(lhs, v, extra)
+        if lin is None or _uses(rhs, {v}):
+            return None
+        pending.extend(extra)
+        k, c = lin
+        if k == 0:
+            return None
+        bound = ops.sub(rhs, c)
+        if (op == ">=") == (k > 0):  # v >= ceil(bound / k)
+            kk = abs(k)
+            num = bound if k > 0 else ops.sub(ops.const(0), bound)
+            lowers.append(ops.div(ops.add(num, ops.const(kk - 1)), ops.const(kk)))
+        else:  # v <= floor(bound / k)
+            num = bound if k > 0 else ops.sub(ops.const(0), bound)
+            uppers.append(ops.div(num, ops.const(abs(k))))
+    return lowers, uppers
+
+
+class _Clamps:
+    """The clamps in a loop body that its variable moves, with their conditions."""
+
+    def __init__(self, v: str, inner: set[str]):
+        self.v, self.moving = v, inner | {v}
+        self.nodes: list[ir.Expr] = []
+        self.conditions: list[tuple] = []
+
+    def visit_stmt(self, s: st.Stmt, scope: dict) -> None:
+        match s:
+            case st.For():
+                self.visit_expr(s.min, scope)
+                self.visit_expr(s.extent, scope)
+                lo = bounds_of(s.min, scope)
+                hi = bounds_of(ops.sub(ops.add(s.min, s.extent), ops.const(1)), scope)
+                self.visit_stmt(s.body, {**scope, s.name: Interval(lo.min, hi.max)})
+            case st.LetStmt():
+                self.visit_expr(s.value, scope)
+                self.visit_stmt(s.body, {**scope, s.name: bounds_of(s.value, scope)})
+            case _:
+                for f in ("value", "index", "condition", "predicate"):
+                    e = getattr(s, f, None)
+                    if isinstance(e, ir.Expr):
+                        self.visit_expr(e, scope)
+                for f in ("body", "then_case", "else_case"):
+                    b = getattr(s, f, None)
+                    if isinstance(b, st.Stmt):
+                        self.visit_stmt(b, scope)
+                for b in getattr(s, "stmts", ()):
+                    self.visit_stmt(b, scope)
+
+    def visit_expr(self, e: ir.Expr, scope: dict) -> None:
+        for n in walk(e):
+            if isinstance(n, ir.Min | ir.Max) and n.type.is_int() and n.type.is_scalar():
+                for x, fixed in ((n.a, n.b), (n.b, n.a)):
+                    if _uses(x, self.moving) and not _uses(fixed, self.moving):
+                        iv = bounds_of(_strip(x, self.moving), scope)
+                        side = iv.max if isinstance(n, ir.Min) else iv.min
+                        if side is not None:
+                            op = "<=" if isinstance(n, ir.Min) else ">="
+                            self.nodes.append(n)
+                            self.conditions.append((side, op, fixed))
+                        break
+
+
+def _strip(x: ir.Expr, moving: set[str]) -> ir.Expr:
+    """x without the clamps around its moving part (clamp(clamp(...)) nests)."""
+    while isinstance(x, ir.Min | ir.Max):
+        a_dep, b_dep = _uses(x.a, moving), _uses(x.b, moving)
+        if a_dep == b_dep:
+            break
+        x = x.a if a_dep else x.b
+    return x
+
+
+def _drop(s: st.Stmt, nodes: list[ir.Expr], moving: set[str]) -> st.Stmt:
+    """s with the given clamps replaced by their moving side (matched by structure: every
+    occurrence was checked)."""
+    targets = {_key(n) for n in nodes}
+
+    def go(n):
+        drop = isinstance(n, ir.Min | ir.Max) and _key(n) in targets  # before its children change
+        n = rebuild(n, go)
+        if drop:
+            return n.a if _uses(n.a, moving) else n.b
+        return n
+    return go(s)
+
+
+def _key(n: ir.Expr):
+    return (type(n), n.a, n.b)
+
+
+def _partition(loop: st.For) -> st.Stmt:
+    inner = _names_defined(loop.body)
+    clamps = _Clamps(loop.name, inner)
+    clamps.visit_stmt(loop.body, {})
+    lowers, uppers, dropped = [], [], []
+    for node, condition in zip(clamps.nodes, clamps.conditions):
+        solved = _solve([condition], loop.name)
+        if solved is None:
+            continue  # not linear in this loop's variable: the clamp stays
+        lowers += solved[0]
+        uppers += solved[1]
+        dropped.append(node)
+    if not dropped:
+        return loop
+    start, end = loop.min, ops.add(loop.min, loop.extent)
+    lo = start
+    for b in lowers:
+        lo = ops.maximum(lo, b)
+    lo = ops.minimum(lo, end)
+    hi = end
+    for b in uppers:
+        hi = ops.minimum(hi, ops.add(b, ops.const(1)))
+    hi = ops.maximum(hi, lo)
+    lo_name, hi_name = f"{loop.name}.steady_min", f"{loop.name}.steady_end"
+    lo_v, hi_v = ops.var(lo_name), ops.var(hi_name)
+    steady = _drop(loop.body, dropped, clamps.moving)
+
+    def part(a, b, content):
+        return st.For(loop.name, a, ops.sub(b, a), loop.for_type, content, loop.device_api)
+    parts = st.block(part(start, lo_v, loop.body), part(lo_v, hi_v, steady),
+                     part(hi_v, end, loop.body))
+    return st.LetStmt(lo_name, lo, st.LetStmt(hi_name, hi, parts))
+
+
+def _encloses_vector_loop(loop: st.For) -> bool:
+    """Whether a vectorized loop sits in loop's body with no serial or parallel loop between."""
+    def go(s) -> bool:
+        if isinstance(s, st.For):
+            if s.for_type is ForType.Vectorized:
+                return True
+            if s.for_type in _PARTITIONABLE:
+                return False
+        return any(go(c) for c in _stmt_children(s))
+    return any(go(c) for c in _stmt_children(loop))
+
+
+def _stmt_children(s):
+    from webhal.ir.visitor import children
+    return [c for c in children(s) if isinstance(c, st.Stmt)]
+
+
+def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
+    """Partition each loop directly around a vectorized loop: that is where clamps turn vector
+    loads into gathers."""
+    def go(n):
+        if isinstance(n, ir.Expr):
+            return n
+        if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread):
+            return n  # kernels pay for branches more than for clamps
+        n = rebuild(n, go)
+        if isinstance(n, st.For) and n.for_type in _PARTITIONABLE and _encloses_vector_loop(n):
+            return _partition(n)
+        return n
+    return go(s)
