@@ -453,7 +453,7 @@ blur_u16:
 	.type	blur_u16.par_for.1,@function
 blur_u16.par_for.1:
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
 	local.get	2
 	i32.const	8
 	i32.add 
@@ -530,10 +530,10 @@ blur_u16.par_for.1:
 	local.get	12
 	i32.lt_s
 	i32.select
-	local.tee	16
+	local.tee	2
 	local.get	13
 	i32.sub 
-	local.tee	2
+	local.tee	16
 	i32.const	15
 	i32.add 
 	i32.const	-8
@@ -541,29 +541,29 @@ blur_u16.par_for.1:
 	i32.const	-8
 	i32.add 
 	local.tee	13
-	local.get	2
+	local.get	16
 	local.get	13
-	local.get	2
+	local.get	16
 	i32.lt_s
 	i32.select
 	i32.add 
 	i32.const	7
 	i32.add 
-	local.tee	17
+	local.tee	13
 	local.get	11
-	local.get	16
+	local.get	2
 	i32.add 
 	i32.const	7
 	i32.add 
-	local.tee	13
-	local.get	17
+	local.tee	17
 	local.get	13
+	local.get	17
 	i32.gt_s
 	i32.select
-	local.get	2
+	local.get	16
 	i32.const	31
 	i32.shr_s
-	local.get	2
+	local.get	16
 	i32.and 
 	local.get	14
 	i32.add 
@@ -591,7 +591,7 @@ blur_u16.par_for.1:
 	local.get	15
 	i32.const	3
 	i32.shr_s
-	local.set	15
+	local.set	21
 	block   	
 	local.get	1
 	i32.const	3
@@ -602,73 +602,244 @@ blur_u16.par_for.1:
 	i32.sub 
 	i32.const	-7
 	i32.add 
-	local.tee	16
+	local.tee	13
 	local.get	2
-	local.get	16
+	local.get	13
 	i32.lt_s
 	i32.select
-	local.tee	21
+	local.tee	22
 	local.get	3
 	i32.add 
-	local.tee	22
+	local.tee	23
 	i32.const	2147483637
 	i32.gt_s
 	br_if   	0
-	local.get	13
-	local.get	14
-	i32.sub 
-	local.tee	2
-	i32.const	8
-	i32.add 
-	i32.const	3
-	i32.shr_s
-	local.tee	23
-	i32.const	1
-	i32.lt_s
-	br_if   	0
-	local.get	2
-	i32.const	-7
-	i32.add 
-	local.set	16
-	local.get	22
-	i32.const	9
+	local.get	23
+	i32.const	10
 	i32.add 
 	local.set	24
-	local.get	22
-	local.set	4
-.LBB1_5:
-	loop    	
-	local.get	20
-	local.get	4
-	local.get	22
+	block   	
+	local.get	17
+	local.get	14
 	i32.sub 
-	local.get	19
-	i32.mul 
+	local.tee	13
+	i32.const	8
+	i32.add 
+	local.tee	15
+	i32.const	3
+	i32.shr_s
+	local.tee	2
+	local.get	2
+	local.get	13
+	i32.const	-7
+	i32.add 
+	local.tee	1
+	i32.const	3
+	i32.shr_s
+	i32.const	1
+	i32.add 
+	local.tee	13
+	local.get	2
+	local.get	13
+	i32.lt_s
+	i32.select
+	local.tee	4
+	local.get	2
+	local.get	15
+	i32.const	31
+	i32.shr_s
+	i32.and 
+	local.tee	13
+	local.get	4
+	local.get	13
+	i32.gt_s
+	i32.select
+	local.tee	25
+	i32.le_s
+	br_if   	0
+	local.get	20
+	local.get	14
+	local.get	13
+	i32.const	3
+	i32.shl 
+	i32.add 
+	local.tee	26
+	local.get	18
+	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	17
+	local.set	27
+	local.get	14
+	local.get	16
+	local.get	15
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	15
+	local.get	16
+	local.get	15
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	15
+	local.get	17
+	local.get	15
+	local.get	17
+	i32.gt_s
+	i32.select
+	local.get	18
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.const	2
+	i32.add 
+	local.set	28
 	local.get	8
+	local.get	5
+	local.get	22
+	local.get	3
+	i32.add 
+	local.get	6
+	i32.sub 
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.get	26
+	local.get	7
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	i32.add 
+	local.set	26
+	local.get	25
+	i32.const	3
+	i32.shl 
+	local.set	29
+	local.get	2
+	local.get	25
+	i32.sub 
+	local.set	30
+	local.get	5
+	i32.const	1
+	i32.shl 
+	local.set	31
+	local.get	25
+	local.get	13
+	i32.sub 
+	local.set	32
 	local.get	4
+	i32.const	0
+	i32.gt_s
+	local.set	33
+	local.get	23
+	local.set	25
+.LBB1_5:
+	loop    	
+	local.get	25
 	local.get	6
 	i32.sub 
 	local.get	5
 	i32.mul 
+	local.set	15
+	block   	
+	block   	
+	local.get	33
+	br_if   	0
+	local.get	25
+	local.get	23
+	i32.sub 
+	local.get	19
+	i32.mul 
+	local.set	4
+	br      	1
+.LBB1_7:
+	end_block
+	local.get	25
+	local.get	23
+	i32.sub 
+	local.get	19
+	i32.mul 
+	local.set	4
+	local.get	26
+	local.set	2
+	local.get	27
+	local.set	3
+	local.get	32
+	local.set	13
+.LBB1_8:
+	loop    	
+	local.get	3
+	local.get	2
+	i32.const	2
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	2
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	2
+	i32.const	4
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	34
+	i32x4.extend_low_i16x8_u
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	34
+	i32x4.extend_high_i16x8_u
+	local.get	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
+	v128.store	0:p2align=1
+	local.get	2
+	i32.const	16
+	i32.add 
+	local.set	2
+	local.get	3
+	i32.const	16
+	i32.add 
+	local.set	3
+	local.get	13
+	i32.const	-1
+	i32.add 
+	local.tee	13
+	br_if   	0
+.LBB1_9:
+	end_loop
+	end_block
+	local.get	20
+	local.get	4
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	1
-	i32.const	0
+	local.set	4
+	local.get	8
+	local.get	15
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	15
+	local.get	29
 	local.set	2
-	local.get	23
+	local.get	30
 	local.set	13
-.LBB1_6:
+.LBB1_10:
 	loop    	
-	local.get	17
+	local.get	4
 	local.get	2
-	local.get	16
+	local.get	1
 	local.get	2
-	local.get	16
+	local.get	1
 	i32.lt_s
 	i32.select
 	local.get	14
@@ -679,7 +850,7 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	1
+	local.get	15
 	local.get	3
 	local.get	7
 	i32.sub 
@@ -698,16 +869,16 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	25
+	local.tee	34
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	26
+	local.tee	35
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	25
+	local.get	34
 	i32x4.extend_high_i16x8_u
-	local.get	26
+	local.get	35
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -723,36 +894,291 @@ blur_u16.par_for.1:
 	local.tee	13
 	br_if   	0
 	end_loop
-	local.get	4
-	local.get	24
-	i32.ne  
-	local.set	2
-	local.get	4
+	local.get	26
+	local.get	31
+	i32.add 
+	local.set	26
+	local.get	27
+	local.get	28
+	i32.add 
+	local.set	27
+	local.get	25
 	i32.const	1
 	i32.add 
-	local.set	4
-	local.get	2
+	local.tee	25
+	local.get	24
+	i32.ne  
 	br_if   	0
-.LBB1_8:
+	br      	2
+.LBB1_12:
 	end_loop
 	end_block
-	block   	
-	local.get	15
+	local.get	4
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	19
-	i32.const	2
+	local.get	20
+	local.get	14
+	local.get	13
+	i32.const	3
 	i32.shl 
-	local.set	17
-	local.get	10
-	local.get	21
-	local.get	9
-	i32.mul 
+	i32.add 
+	local.tee	2
+	local.get	18
+	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
 	local.set	1
+	local.get	14
+	local.get	16
+	local.get	15
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	4
+	local.get	16
+	local.get	4
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	4
+	local.get	17
+	local.get	4
+	local.get	17
+	i32.gt_s
+	i32.select
+	local.get	18
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.const	2
+	i32.add 
+	local.set	15
+	local.get	8
+	local.get	5
+	local.get	22
+	local.get	3
+	i32.add 
+	local.get	6
+	i32.sub 
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.get	2
+	local.get	7
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	i32.add 
+	local.set	4
+	local.get	5
+	i32.const	1
+	i32.shl 
+	local.set	7
+	local.get	25
+	local.get	13
+	i32.sub 
+	local.set	25
+.LBB1_14:
+	loop    	
+	local.get	4
+	local.set	2
+	local.get	1
+	local.set	3
+	local.get	25
+	local.set	13
+.LBB1_15:
+	loop    	
+	local.get	3
+	local.get	2
+	i32.const	2
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	2
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	2
+	i32.const	4
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	34
+	i32x4.extend_low_i16x8_u
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	34
+	i32x4.extend_high_i16x8_u
+	local.get	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
+	v128.store	0:p2align=1
+	local.get	2
+	i32.const	16
+	i32.add 
+	local.set	2
+	local.get	3
+	i32.const	16
+	i32.add 
+	local.set	3
+	local.get	13
+	i32.const	-1
+	i32.add 
+	local.tee	13
+	br_if   	0
+	end_loop
+	local.get	4
+	local.get	7
+	i32.add 
+	local.set	4
+	local.get	1
+	local.get	15
+	i32.add 
+	local.set	1
+	local.get	23
+	i32.const	1
+	i32.add 
+	local.tee	23
+	local.get	24
+	i32.ne  
+	br_if   	0
+.LBB1_17:
+	end_loop
+	end_block
+	local.get	21
+	local.get	21
+	local.get	12
+	i32.const	3
+	i32.shr_s
+	i32.const	1
+	i32.add 
+	local.tee	2
+	local.get	21
+	local.get	2
+	i32.lt_s
+	i32.select
+	local.tee	5
+	local.get	21
+	i32.const	31
+	i32.shr_s
+	local.get	21
+	i32.and 
+	local.tee	2
+	local.get	5
+	local.get	2
+	i32.gt_s
+	i32.select
+	local.tee	24
+	i32.sub 
+	local.set	28
+	local.get	24
+	i32.const	3
+	i32.shl 
+	local.set	29
+	local.get	24
+	local.get	2
+	i32.sub 
+	local.set	6
+	local.get	20
+	local.get	2
+	i32.const	4
+	i32.shl 
+	local.tee	2
+	local.get	11
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.tee	13
+	local.get	18
+	i32.const	1
+	i32.shl 
+	i32.sub 
+	i32.add 
+	local.set	7
+	local.get	14
+	local.get	16
+	local.get	16
+	i32.const	15
+	i32.add 
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	3
+	local.get	16
+	local.get	3
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	3
+	local.get	17
+	local.get	3
+	local.get	17
+	i32.gt_s
+	i32.select
+	local.tee	3
+	local.get	18
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.const	2
+	i32.add 
+	local.set	25
+	local.get	13
+	local.get	3
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.get	18
+	i32.const	6
+	i32.mul 
+	i32.sub 
+	local.get	20
+	i32.add 
+	i32.const	4
+	i32.add 
+	local.set	27
+	local.get	2
+	local.get	11
+	local.get	3
+	i32.add 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.get	18
+	i32.const	2
+	i32.shl 
+	i32.sub 
+	local.get	20
+	i32.add 
+	i32.const	2
+	i32.add 
+	local.set	26
+	local.get	10
+	local.get	9
+	local.get	22
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.get	2
+	i32.add 
+	i32.add 
+	local.set	23
+	local.get	9
+	i32.const	1
+	i32.shl 
+	local.set	8
 	local.get	20
 	local.get	11
 	local.get	18
@@ -760,624 +1186,206 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	2
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
-.LBB1_10:
-	loop    	
-	local.get	1
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	19
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	v128.const	43691, 43691, 43691, 43691
-	local.tee	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	6
-	i32.mul 
-	local.set	17
-	local.get	19
-	i32.const	2
-	i32.shl 
-	local.set	1
-	local.get	10
-	local.get	21
-	i32.const	1
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
 	local.set	14
 	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
-.LBB1_12:
-	loop    	
-	local.get	14
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	19
-	i32.const	1
-	i32.shl 
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	3
-	i32.shl 
-	local.set	17
-	local.get	19
-	i32.const	6
-	i32.mul 
-	local.set	1
-	local.get	19
-	i32.const	2
-	i32.shl 
-	local.set	14
-	local.get	10
-	local.get	21
-	i32.const	2
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
 	local.set	18
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
-.LBB1_14:
-	loop    	
-	local.get	18
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	14
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	10
-	i32.mul 
-	local.set	17
-	local.get	19
-	i32.const	3
-	i32.shl 
-	local.set	1
-	local.get	19
-	i32.const	6
-	i32.mul 
-	local.set	14
-	local.get	10
-	local.get	21
-	i32.const	3
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	18
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
-.LBB1_16:
-	loop    	
-	local.get	18
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	14
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	12
-	i32.mul 
-	local.set	17
-	local.get	19
-	i32.const	10
-	i32.mul 
-	local.set	1
-	local.get	19
-	i32.const	3
-	i32.shl 
-	local.set	14
-	local.get	10
-	local.get	21
-	i32.const	4
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	18
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
 .LBB1_18:
 	loop    	
-	local.get	18
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
+	local.get	6
+	local.set	4
+	local.get	23
+	local.set	2
+	local.get	27
+	local.set	3
+	local.get	26
+	local.set	13
+	local.get	7
+	local.set	1
+	block   	
+	local.get	5
 	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
+	i32.lt_s
+	br_if   	0
+.LBB1_19:
+	loop    	
 	local.get	2
 	local.get	13
-	i32.add 
-	local.tee	13
+	v128.load	0:p2align=1
 	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	14
-	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
+	local.get	3
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	26
+	local.tee	34
 	i32x4.extend_low_i16x8_u
-	local.get	25
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	35
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	26
+	local.get	34
 	i32x4.extend_high_i16x8_u
-	local.get	25
+	local.get	35
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
+	local.get	2
+	i32.const	16
+	i32.add 
+	local.set	2
 	local.get	3
-	i32.const	8
+	i32.const	16
 	i32.add 
 	local.set	3
-	local.get	16
+	local.get	13
+	i32.const	16
+	i32.add 
+	local.set	13
+	local.get	1
+	i32.const	16
+	i32.add 
+	local.set	1
+	local.get	4
 	i32.const	-1
 	i32.add 
-	local.tee	16
+	local.tee	4
 	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	14
-	i32.mul 
-	local.set	17
-	local.get	19
-	i32.const	12
-	i32.mul 
-	local.set	1
-	local.get	19
-	i32.const	10
-	i32.mul 
-	local.set	14
-	local.get	10
-	local.get	21
-	i32.const	5
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	18
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
 .LBB1_20:
-	loop    	
-	local.get	18
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	14
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	4
-	i32.shl 
-	local.set	17
-	local.get	19
-	i32.const	14
-	i32.mul 
-	local.set	1
-	local.get	19
-	i32.const	12
-	i32.mul 
-	local.set	14
-	local.get	10
-	local.get	21
-	i32.const	6
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	18
-	i32.const	0
-	local.set	3
-	local.get	15
-	local.set	16
-.LBB1_22:
-	loop    	
-	local.get	18
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	14
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	16
-	i32.const	-1
-	i32.add 
-	local.tee	16
-	br_if   	0
-	end_loop
-	local.get	19
-	i32.const	18
-	i32.mul 
-	local.set	16
-	local.get	19
-	i32.const	4
-	i32.shl 
-	local.set	17
-	local.get	19
-	i32.const	14
-	i32.mul 
-	local.set	1
-	local.get	10
-	local.get	21
-	i32.const	7
-	i32.add 
-	local.get	9
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	14
-	i32.const	0
-	local.set	3
-.LBB1_24:
-	loop    	
-	local.get	14
-	local.get	3
-	local.get	12
-	local.get	3
-	local.get	12
-	i32.lt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	local.tee	13
-	i32.add 
-	local.get	2
-	local.get	13
-	i32.add 
-	local.tee	13
-	local.get	17
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	13
-	local.get	1
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.get	13
-	local.get	16
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	26
-	i32x4.extend_low_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	local.get	26
-	i32x4.extend_high_i16x8_u
-	local.get	25
-	i32x4.mul
-	i32.const	17
-	i32x4.shr_u
-	i16x8.narrow_i32x4_u
-	v128.store	0:p2align=1
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	15
-	i32.const	-1
-	i32.add 
-	local.tee	15
-	br_if   	0
-.LBB1_25:
 	end_loop
 	end_block
+	block   	
+	block   	
+	local.get	21
+	local.get	24
+	i32.gt_s
+	br_if   	0
+	local.get	18
+	i32.const	1
+	i32.add 
+	local.set	18
+	br      	1
+.LBB1_22:
+	end_block
+	local.get	10
+	local.get	18
+	local.get	22
+	i32.add 
+	local.get	9
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	1
+	local.get	18
+	local.get	19
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.set	4
+	local.get	18
+	i32.const	1
+	i32.add 
+	local.tee	16
+	local.get	19
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.set	15
+	local.get	18
+	i32.const	2
+	i32.add 
+	local.get	19
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.set	18
+	local.get	28
+	local.set	13
+	local.get	29
+	local.set	2
+.LBB1_23:
+	loop    	
+	local.get	1
+	local.get	2
+	local.get	12
+	local.get	2
+	local.get	12
+	i32.lt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.tee	3
+	i32.add 
+	local.get	14
+	local.get	3
+	i32.add 
+	local.tee	3
+	local.get	15
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	3
+	local.get	4
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	3
+	local.get	18
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	34
+	i32x4.extend_low_i16x8_u
+	v128.const	43691, 43691, 43691, 43691
+	local.tee	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	local.get	34
+	i32x4.extend_high_i16x8_u
+	local.get	35
+	i32x4.mul
+	i32.const	17
+	i32x4.shr_u
+	i16x8.narrow_i32x4_u
+	v128.store	0:p2align=1
+	local.get	2
+	i32.const	8
+	i32.add 
+	local.set	2
+	local.get	13
+	i32.const	-1
+	i32.add 
+	local.tee	13
+	br_if   	0
+	end_loop
+	local.get	16
+	local.set	18
+.LBB1_25:
+	end_block
+	local.get	23
+	local.get	8
+	i32.add 
+	local.set	23
+	local.get	27
+	local.get	25
+	i32.add 
+	local.set	27
+	local.get	26
+	local.get	25
+	i32.add 
+	local.set	26
+	local.get	7
+	local.get	25
+	i32.add 
+	local.set	7
+	local.get	18
+	i32.const	8
+	i32.ne  
+	br_if   	0
+	end_loop
 	local.get	0
 	local.get	20
 	call	halide_free

@@ -11,7 +11,7 @@
 	.type	brighten_f32,@function
 brighten_f32:
 	.functype	brighten_f32 (i32, f32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, i32, i32, i32, i32, v128, v128, i32, i32, i32, i32, i32, i32, i32, i32, i32
 	block   	
 	local.get	0
 	br_if   	0
@@ -314,47 +314,299 @@ brighten_f32:
 	local.get	16
 	i32.ge_s
 	br_if   	0
+	local.get	6
+	local.get	7
+	i32.sub 
+	local.set	12
+	local.get	1
+	f32x4.splat
+	local.set	17
+	block   	
 	local.get	0
 	local.get	6
 	i32.sub 
 	local.tee	0
 	i32.const	4
 	i32.add 
+	local.tee	14
 	i32.const	2
 	i32.shr_s
-	local.tee	17
-	i32.const	1
-	i32.lt_s
-	br_if   	0
+	local.tee	18
+	local.get	18
 	local.get	0
 	i32.const	-3
 	i32.add 
-	local.set	3
-	local.get	1
-	f32x4.splat
-	local.set	18
-	local.get	17
-	i32.const	2147483646
-	i32.and 
-	local.set	15
-	local.get	17
+	local.tee	0
+	i32.const	2
+	i32.shr_s
 	i32.const	1
+	i32.add 
+	local.tee	3
+	local.get	18
+	local.get	3
+	i32.lt_s
+	i32.select
+	local.tee	3
+	local.get	18
+	local.get	14
+	i32.const	31
+	i32.shr_s
 	i32.and 
-	local.set	19
+	local.tee	19
+	local.get	3
+	local.get	19
+	i32.gt_s
+	i32.select
+	local.tee	9
+	i32.le_s
+	br_if   	0
 	local.get	4
-	local.get	6
-	local.get	7
-	i32.sub 
+	local.get	12
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	4
-	local.get	13
-	local.set	9
-.LBB0_32:
-	loop    	
-	local.get	4
+	local.set	20
+	block   	
+	local.get	3
+	i32.const	0
+	i32.gt_s
+	br_if   	0
+	local.get	18
 	local.get	9
+	i32.sub 
+	i32.const	1
+	i32.and 
+	local.set	21
+	local.get	18
+	local.get	9
+	i32.const	1
+	i32.add 
+	local.tee	4
+	i32.eq  
+	local.set	19
+	local.get	9
+	i32.const	2
+	i32.shl 
+	local.tee	3
+	local.get	0
+	local.get	3
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.set	22
+	local.get	13
+	local.set	15
+.LBB0_33:
+	loop    	
+	local.get	20
+	local.get	15
+	local.get	10
+	i32.sub 
+	local.get	8
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	6
+	local.get	5
+	local.get	15
+	local.get	13
+	i32.sub 
+	local.get	11
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	7
+	local.get	9
+	local.set	3
+	block   	
+	local.get	21
+	i32.eqz
+	br_if   	0
+	local.get	7
+	local.get	22
+	i32.add 
+	local.get	17
+	local.get	6
+	local.get	22
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	4
+	local.set	3
+.LBB0_35:
+	end_block
+	block   	
+	local.get	19
+	br_if   	0
+	local.get	18
+	local.get	3
+	i32.sub 
+	local.set	14
+	local.get	3
+	i32.const	2
+	i32.shl 
+	local.set	3
+.LBB0_37:
+	loop    	
+	local.get	7
+	local.get	3
+	local.get	0
+	local.get	3
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	17
+	local.get	6
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	23
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	7
+	local.get	3
+	i32.const	4
+	i32.add 
+	local.tee	12
+	local.get	0
+	local.get	12
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	17
+	local.get	6
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.get	23
+	f32x4.max
+	local.get	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	14
+	i32.const	-2
+	i32.add 
+	local.tee	14
+	br_if   	0
+.LBB0_38:
+	end_loop
+	end_block
+	local.get	15
+	i32.const	1
+	i32.add 
+	local.tee	15
+	local.get	16
+	i32.ne  
+	br_if   	0
+	br      	3
+.LBB0_39:
+	end_loop
+	end_block
+	local.get	4
+	local.get	8
+	local.get	13
+	local.get	10
+	i32.sub 
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	local.get	6
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.get	7
+	i32.const	2
+	i32.shl 
+	i32.sub 
+	i32.add 
+	local.set	22
+	local.get	8
+	i32.const	2
+	i32.shl 
+	local.set	4
+	local.get	11
+	i32.const	2
+	i32.shl 
+	local.set	25
+	local.get	18
+	local.get	9
+	i32.sub 
+	i32.const	1
+	i32.and 
+	local.set	26
+	local.get	9
+	local.get	19
+	i32.sub 
+	i32.const	1
+	i32.and 
+	local.set	27
+	local.get	3
+	local.get	19
+	i32.const	1
+	i32.add 
+	local.tee	28
+	i32.eq  
+	local.set	29
+	local.get	18
+	local.get	9
+	i32.const	1
+	i32.add 
+	local.tee	30
+	i32.eq  
+	local.set	31
+	local.get	9
+	i32.const	2
+	i32.shl 
+	local.tee	3
+	local.get	0
+	local.get	3
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.set	32
+	local.get	19
+	i32.const	2
+	i32.shl 
+	i32.const	2
+	i32.shl 
+	local.set	33
+	local.get	5
+	local.set	21
+	local.get	13
+	local.set	15
+.LBB0_40:
+	loop    	
+	local.get	20
+	local.get	15
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -364,7 +616,7 @@ brighten_f32:
 	i32.add 
 	local.set	7
 	local.get	5
-	local.get	9
+	local.get	15
 	local.get	13
 	i32.sub 
 	local.get	11
@@ -373,103 +625,18 @@ brighten_f32:
 	i32.shl 
 	i32.add 
 	local.set	14
-	i32.const	0
-	local.set	6
-	block   	
-	block   	
-	local.get	17
-	i32.const	1
-	i32.eq  
-	br_if   	0
-	i32.const	0
-	local.set	6
-	i32.const	4
-	local.set	0
-.LBB0_34:
-	loop    	
-	local.get	14
-	local.get	0
-	i32.const	-4
-	i32.add 
-	local.tee	12
-	local.get	3
-	local.get	12
-	local.get	3
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.tee	12
-	i32.add 
-	local.get	18
-	local.get	7
-	local.get	12
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	20
-	f32x4.max
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	21
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	14
-	local.get	0
-	local.get	3
-	local.get	0
-	local.get	3
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.tee	12
-	i32.add 
-	local.get	18
-	local.get	7
-	local.get	12
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	20
-	f32x4.max
-	local.get	21
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	0
-	i32.const	8
-	i32.add 
-	local.set	0
-	local.get	15
-	local.get	6
-	i32.const	2
-	i32.add 
-	local.tee	6
-	i32.ne  
-	br_if   	0
-	end_loop
 	local.get	19
+	local.set	3
+	block   	
+	local.get	27
 	i32.eqz
-	br_if   	1
-.LBB0_36:
-	end_block
+	br_if   	0
 	local.get	14
-	local.get	6
-	i32.const	2
-	i32.shl 
-	local.tee	0
-	local.get	3
-	local.get	0
-	local.get	3
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.tee	0
+	local.get	33
 	i32.add 
-	local.get	18
+	local.get	17
 	local.get	7
-	local.get	0
+	local.get	33
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
@@ -478,16 +645,368 @@ brighten_f32:
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.min
 	v128.store	0:p2align=2
-.LBB0_37:
+	local.get	28
+	local.set	3
+.LBB0_42:
+	end_block
+	block   	
+	local.get	29
+	br_if   	0
+	local.get	9
+	local.get	3
+	i32.sub 
+	local.set	12
+	local.get	22
+	local.get	3
+	i32.const	4
+	i32.shl 
+	local.tee	6
+	i32.add 
+	local.set	3
+	local.get	21
+	local.get	6
+	i32.add 
+	local.set	6
+.LBB0_44:
+	loop    	
+	local.get	6
+	local.get	17
+	local.get	3
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	23
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	6
+	i32.const	16
+	i32.add 
+	local.get	17
+	local.get	3
+	i32.const	16
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.get	23
+	f32x4.max
+	local.get	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	3
+	i32.const	32
+	i32.add 
+	local.set	3
+	local.get	6
+	i32.const	32
+	i32.add 
+	local.set	6
+	local.get	12
+	i32.const	-2
+	i32.add 
+	local.tee	12
+	br_if   	0
+.LBB0_45:
+	end_loop
 	end_block
 	local.get	9
+	local.set	3
+	block   	
+	local.get	26
+	i32.eqz
+	br_if   	0
+	local.get	14
+	local.get	32
+	i32.add 
+	local.get	17
+	local.get	7
+	local.get	32
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	30
+	local.set	3
+.LBB0_47:
+	end_block
+	block   	
+	local.get	31
+	br_if   	0
+	local.get	18
+	local.get	3
+	i32.sub 
+	local.set	6
+	local.get	3
+	i32.const	2
+	i32.shl 
+	local.set	3
+.LBB0_49:
+	loop    	
+	local.get	14
+	local.get	3
+	local.get	0
+	local.get	3
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	17
+	local.get	7
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	23
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	14
+	local.get	3
+	i32.const	4
+	i32.add 
+	local.tee	12
+	local.get	0
+	local.get	12
+	local.get	0
+	i32.lt_s
+	i32.select
+	i32.const	2
+	i32.shl 
+	local.tee	12
+	i32.add 
+	local.get	17
+	local.get	7
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.get	23
+	f32x4.max
+	local.get	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	3
+	i32.const	8
+	i32.add 
+	local.set	3
+	local.get	6
+	i32.const	-2
+	i32.add 
+	local.tee	6
+	br_if   	0
+.LBB0_50:
+	end_loop
+	end_block
+	local.get	22
+	local.get	4
+	i32.add 
+	local.set	22
+	local.get	21
+	local.get	25
+	i32.add 
+	local.set	21
+	local.get	15
 	i32.const	1
 	i32.add 
-	local.tee	9
+	local.tee	15
 	local.get	16
 	i32.ne  
 	br_if   	0
-.LBB0_38:
+	br      	2
+.LBB0_51:
+	end_loop
+	end_block
+	local.get	3
+	i32.const	1
+	i32.lt_s
+	br_if   	0
+	local.get	4
+	local.get	8
+	local.get	13
+	local.get	10
+	i32.sub 
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	local.get	6
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.get	7
+	i32.const	2
+	i32.shl 
+	i32.sub 
+	i32.add 
+	local.set	14
+	local.get	8
+	i32.const	2
+	i32.shl 
+	local.set	15
+	local.get	11
+	i32.const	2
+	i32.shl 
+	local.set	22
+	local.get	9
+	local.get	19
+	i32.sub 
+	i32.const	1
+	i32.and 
+	local.set	21
+	local.get	4
+	local.get	12
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.set	4
+	local.get	3
+	local.get	19
+	i32.const	1
+	i32.add 
+	local.tee	25
+	i32.eq  
+	local.set	20
+	local.get	19
+	i32.const	2
+	i32.shl 
+	i32.const	2
+	i32.shl 
+	local.set	18
+	local.get	5
+	local.set	12
+	local.get	13
+	local.set	7
+.LBB0_53:
+	loop    	
+	local.get	19
+	local.set	0
+	block   	
+	local.get	21
+	i32.eqz
+	br_if   	0
+	local.get	5
+	local.get	7
+	local.get	13
+	i32.sub 
+	local.get	11
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.get	18
+	i32.add 
+	local.get	17
+	local.get	4
+	local.get	7
+	local.get	10
+	i32.sub 
+	local.get	8
+	i32.mul 
+	i32.const	2
+	i32.shl 
+	i32.add 
+	local.get	18
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	25
+	local.set	0
+.LBB0_55:
+	end_block
+	block   	
+	local.get	20
+	br_if   	0
+	local.get	9
+	local.get	0
+	i32.sub 
+	local.set	6
+	local.get	14
+	local.get	0
+	i32.const	4
+	i32.shl 
+	local.tee	3
+	i32.add 
+	local.set	0
+	local.get	12
+	local.get	3
+	i32.add 
+	local.set	3
+.LBB0_57:
+	loop    	
+	local.get	3
+	local.get	17
+	local.get	0
+	v128.load	0:p2align=2
+	f32x4.mul
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	23
+	f32x4.max
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	3
+	i32.const	16
+	i32.add 
+	local.get	17
+	local.get	0
+	i32.const	16
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.get	23
+	f32x4.max
+	local.get	24
+	f32x4.min
+	v128.store	0:p2align=2
+	local.get	0
+	i32.const	32
+	i32.add 
+	local.set	0
+	local.get	3
+	i32.const	32
+	i32.add 
+	local.set	3
+	local.get	6
+	i32.const	-2
+	i32.add 
+	local.tee	6
+	br_if   	0
+.LBB0_58:
+	end_loop
+	end_block
+	local.get	14
+	local.get	15
+	i32.add 
+	local.set	14
+	local.get	12
+	local.get	22
+	i32.add 
+	local.set	12
+	local.get	7
+	i32.const	1
+	i32.add 
+	local.tee	7
+	local.get	16
+	i32.ne  
+	br_if   	0
+.LBB0_59:
 	end_loop
 	end_block
 	local.get	2
