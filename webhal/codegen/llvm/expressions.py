@@ -425,6 +425,9 @@ class ExprCodegen:
             return b.call(self.intrinsic("llvm.sqrt", lt, [lt]), args)
         if e.name not in _LIBM:
             raise CompileError(f"LLVM codegen has no math function {e.name}")
+        if t.lanes > 1 and t.bits == 32 and e.name in ("exp", "log", "pow"):
+            from webhal.codegen.llvm.vector_math import VectorMath
+            return getattr(VectorMath(self, lt), e.name)(*args)
         # libm works on scalars of 32 or 64 bits: widen half floats, split vectors.
         work = t.element_of() if t.bits != 16 else Type(t.code, 32)
         wt = scalar(work)
