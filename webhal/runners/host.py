@@ -25,12 +25,21 @@ _CTYPES = {("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16, ("int", 32): 
 
 
 @functools.cache
-def _register_runtime() -> None:
+def _register_runtime():
+    """Runtime symbols for JIT code, and the native task loop the thread pool calls. The
+    returned engine owns that loop's code and lives as long as the process."""
     for name, cb in rt.CALLBACKS.items():
         llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
     libm = ctypes.util.find_library("m")
     if libm:
         llvm.load_library_permanently(libm)
+    from webhal.target import get_host_target
+    host = get_host_target()
+    module = llvm.parse_assembly(str(runtime_module(host, ("task_ranges",))))
+    engine = llvm.create_mcjit_compiler(module, target_machine(host, jit=True))
+    engine.finalize_object()
+    rt.run_tasks = rt.RUN_TASKS(engine.get_function_address("webhal_run_tasks"))
+    return engine
 
 
 def scalar_ctype(t: Type):

@@ -17,7 +17,6 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _in_worker = threading.local()
 
-TASK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
 
 
 def take_error():
@@ -47,25 +46,24 @@ def _pool_for() -> ThreadPoolExecutor:
         return _pool
 
 
+# Runs tasks [min, min + size) natively (webhal_run_tasks in the JIT's runtime module); set
+# by the host runner once the module is compiled.
+run_tasks = None
+RUN_TASKS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+                             ctypes.c_int, ctypes.c_void_p)
+
+
 def _do_par_for(uc, task_ptr, lo, extent, closure) -> int:
-    task = TASK(task_ptr)
+    """Split the tasks into one contiguous chunk per core; each worker runs its chunk with one
+    native call (ctypes lets go of the GIL meanwhile)."""
     workers = os.cpu_count() or 2
     if extent <= 1 or workers == 1 or getattr(_in_worker, "on", False):
-        for i in range(lo, lo + extent):  # nested parallel loops run inside one task
-            code = task(uc, i, closure)
-            if code:
-                return code
-        return 0
+        return run_tasks(uc, task_ptr, lo, extent, closure)  # nested: inside one task
     chunks = min(workers, extent)
     bounds = [lo + extent * k // chunks for k in range(chunks + 1)]
-
-    def run(k):
-        for i in range(bounds[k], bounds[k + 1]):
-            code = task(uc, i, closure)
-            if code:
-                return code
-        return 0
-    results = list(_pool_for().map(run, range(chunks)))
+    results = list(_pool_for().map(
+        lambda k: run_tasks(uc, task_ptr, bounds[k], bounds[k + 1] - bounds[k], closure),
+        range(chunks)))
     return next((c for c in results if c), 0)
 
 

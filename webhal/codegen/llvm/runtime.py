@@ -42,10 +42,10 @@ def _allocation(m: ll.Module, size_t: ll.IntType) -> None:
     b.ret_void()
 
 
-def _serial_par_for(m: ll.Module) -> None:
+def _serial_par_for(m: ll.Module, name: str = "halide_do_par_for") -> None:
+    """Run tasks min .. min + size - 1 in order, stopping at the first failure."""
     task_t = ll.FunctionType(I32, [PTR, I32, PTR])
-    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]),
-                     name="halide_do_par_for")
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]), name=name)
     fn.linkage = "weak"
     uc, task, lo, extent, closure = fn.args
     entry = fn.append_basic_block("entry")
@@ -133,6 +133,8 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
         _allocation(m, size_t)
     if "par_for" in parts:
         _serial_par_for(m)
+    if "task_ranges" in parts:  # for the host JIT's thread pool: one native call per chunk
+        _serial_par_for(m, "webhal_run_tasks")
     if "errors" in parts:
         _errors(m, size_t)
     return m
