@@ -25,6 +25,7 @@ from webhal.passes import (
     partition_loops,
     schedule_functions,
     simplify,
+    sliding_window,
     storage_flattening,
     unroll,
     vectorize,
@@ -34,6 +35,7 @@ from webhal.passes.context import LowerContext
 # (name, pass) in order. Each takes (stmt, ctx) and returns a stmt.
 PASSES = [
     ("bounds inference", bounds_inference.run),
+    ("sliding window", sliding_window.run),
     ("buffer checks", add_buffer_checks.run),
     ("storage flattening", storage_flattening.run),
     ("simplify", simplify.run),

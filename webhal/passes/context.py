@@ -17,6 +17,7 @@ class LowerContext:
     params: dict[str, object] = field(default_factory=dict)   # name -> Param
     kernels: list = field(default_factory=list)                # GPU kernels, by launch id
     gpu_buffers: dict[str, int] = field(default_factory=dict)  # buffers on the GPU -> id
+    folds: dict[str, tuple[int, int]] = field(default_factory=dict)  # Func -> (dim, factor)
 
     def is_output(self, fn: Function) -> bool:
         return any(fn is o for o in self.outputs)

@@ -11,12 +11,18 @@ from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
 
 
-def flat_index(name: str, args) -> ir.Expr:
+def flat_index(name: str, args, fold: tuple[int, int] | None = None) -> ir.Expr:
     """The element index; the innermost stride of every buffer is 1 (checked at entry for
-    external buffers, as Halide constrains them by default), which keeps vector loads dense."""
+    external buffers, as Halide constrains them by default), which keeps vector loads dense. A
+    folded dimension (a circular buffer of `factor` entries, a power of two) is indexed by
+    the coordinate modulo the factor."""
     index = ops.const(0)
     for d, a in enumerate(args):
-        offset = ops.sub(a, ops.var(f"{name}.min.{d}"))
+        if fold is not None and fold[0] == d:
+            mask = ops.const(fold[1] - 1)
+            offset = ir.Call(a.type, "bitwise_and", (a, mask), ir.CallType.INTRINSIC)
+        else:
+            offset = ops.sub(a, ops.var(f"{name}.min.{d}"))
         stride = ops.const(1) if d == 0 else ops.var(f"{name}.stride.{d}")
         index = ops.add(index, ops.mul(offset, stride))
     return index
@@ -48,8 +54,8 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             return _allocation(n, ctx, go(n.body))
         n = rebuild(n, go)
         if isinstance(n, st.Provide):
-            return st.Store(n.name, n.value, flat_index(n.name, n.args))
+            return st.Store(n.name, n.value, flat_index(n.name, n.args, ctx.folds.get(n.name)))
         if isinstance(n, ir.Call) and n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
-            return ir.Load(n.type, n.name, flat_index(n.name, n.args))
+            return ir.Load(n.type, n.name, flat_index(n.name, n.args, ctx.folds.get(n.name)))
         return n
     return go(s)
