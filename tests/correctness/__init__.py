@@ -1,0 +1,1 @@
+"""One pipeline per file, realized on every target and compared with the reference evaluator."""

@@ -1,0 +1,156 @@
+"""Random pipelines under random schedules (hypothesis): a chain of two or three Funcs, each a
+random expression tree over two photos (read through a boundary condition, at random offsets),
+the coordinates and constants, each scheduled at random (splits with any legal tail strategy,
+vectorize, unroll, parallel, reorder; producers inline, at root, or at a loop of their consumer,
+possibly stored further out). Every compiled target must match the reference: integers bit for
+bit, float32 exactly too (no math functions here, and webhal does not reassociate).
+
+Examples are derandomized (the same on every run and for every target) and few, to keep the file
+well under a minute; HYPOTHESIS_EXAMPLES=n asks for more, HYPOTHESIS_EXPLORE=1 for new ones."""
+
+from __future__ import annotations
+
+import os
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import webhal as hl
+
+from .conftest import assert_same, camera, realize
+
+x, y = hl.Var("x"), hl.Var("y")
+SIZE = (19, 13)  # the output; odd so that every split has a tail
+TYPES = {"uint8": hl.UInt(8), "int16": hl.Int(16), "int32": hl.Int(32), "float32": hl.Float(32)}
+TAILS = [hl.TailStrategy.Auto, hl.TailStrategy.GuardWithIf, hl.TailStrategy.ShiftInwards,
+         hl.TailStrategy.RoundUp]
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "5"))
+EXPLORE = os.environ.get("HYPOTHESIS_EXPLORE", "") not in ("", "0")
+
+PHOTOS = [hl.BoundaryConditions.repeat_edge(hl.Buffer(camera(24, 16, left, top), f"photo{i}"))
+          for i, (left, top) in enumerate([(200, 200), (60, 330)])]
+
+
+# -- expressions ---------------------------------------------------------------------------------
+
+@st.composite
+def expressions(draw, t: hl.Type, sources: list, depth: int = 3):
+    """An Expr of type t over `sources` (Funcs of two dimensions), x, y and constants."""
+    def leaf():
+        kind = draw(st.sampled_from(["source", "source", "coordinate", "constant"]))
+        if kind == "source":
+            src = draw(st.sampled_from(sources))
+            dx, dy = draw(st.integers(-2, 2)), draw(st.integers(-2, 2))
+            return hl.cast(t, src[x + dx, y + dy])
+        if kind == "coordinate":
+            return hl.cast(t, draw(st.sampled_from([x, y, x - y, x * y])))
+        if t.is_float():
+            return hl.cast(t, draw(st.sampled_from([0.0, 0.5, -1.25, 3.0, 100.0])))
+        return hl.cast(t, draw(st.integers(-3, 40)))
+
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return leaf()
+    a = draw(expressions(t, sources, depth - 1))
+    b = draw(expressions(t, sources, depth - 1))
+    op = draw(st.sampled_from(["+", "-", "*", "/", "%", "min", "max", "select", "absd",
+                               "clamp", "cast"]))
+    match op:
+        case "+":
+            return a + b
+        case "-":
+            return a - b
+        case "*":
+            return a * b
+        case "/":
+            return a / b  # zero divisors too: x / 0 is 0 for integers
+        case "%":
+            return a % b
+        case "min":
+            return hl.min(a, b)
+        case "max":
+            return hl.max(a, b)
+        case "select":
+            c = draw(expressions(t, sources, depth - 1))
+            return hl.select(a < b, c, a)
+        case "absd":
+            return hl.cast(t, hl.absd(a, b))
+        case "clamp":
+            return hl.clamp(a, hl.cast(t, 0), hl.cast(t, 50))
+        case "cast":  # through another type and back
+            other = draw(st.sampled_from(list(TYPES.values())))
+            return hl.cast(t, hl.cast(other, a) + hl.cast(other, b))
+    raise AssertionError(op)
+
+
+# -- schedules -----------------------------------------------------------------------------------
+
+@st.composite
+def loop_schedule(draw, f: hl.Func, is_output: bool) -> None:
+    """Splits, vectorize, unroll, parallel and reorder on f's pure definition."""
+    tails = [t for t in TAILS if not (is_output and t is hl.TailStrategy.RoundUp)]
+    for var in draw(st.permutations(["x", "y"])):
+        choice = draw(st.sampled_from(["none", "split", "vectorize", "unroll", "parallel"]))
+        tail = draw(st.sampled_from(tails))
+        v = hl.Var(var)
+        if choice == "split":
+            f.split(v, v, hl.Var(var + "_in"), draw(st.integers(1, 8)), tail)
+        elif choice == "vectorize" and var == "x":
+            f.vectorize(v, draw(st.sampled_from([2, 4, 8, 16])), tail)
+        elif choice == "unroll":
+            f.unroll(v, draw(st.integers(2, 4)), tail)
+        elif choice == "parallel":
+            f.parallel(v, draw(st.sampled_from([None, 1, 3])), tail)
+    if draw(st.booleans()):
+        loops = f.loops()
+        f.reorder(*(hl.Var(n) for n in draw(st.permutations(loops))))
+
+
+@st.composite
+def pipelines(draw, type_names: list[str]):
+    t = TYPES[draw(st.sampled_from(type_names))]
+    n = draw(st.integers(2, 3))
+    funcs: list[hl.Func] = []
+    for i in range(n):
+        f = hl.Func(f"stage{i}")
+        sources = [*PHOTOS, *funcs[-1:]]
+        f[x, y] = draw(expressions(t, sources))
+        funcs.append(f)
+    out = funcs[-1]
+    # Consumers first, so that producers can be computed at the consumer's final loops.
+    draw(loop_schedule(out, True))
+    for producer, consumer in zip(reversed(funcs[:-1]), reversed(funcs[1:])):
+        consumer_computed = consumer is out or \
+            not consumer.function().schedule.compute_level.is_inlined()
+        where = draw(st.sampled_from(["inline", "root", "at", "at"] if consumer_computed
+                                     else ["inline", "root"]))
+        if where == "root":
+            producer.compute_root()
+        elif where == "at":
+            loops = consumer.loops()
+            level = draw(st.sampled_from(loops))
+            producer.compute_at(consumer, hl.Var(level))
+            outer = loops[loops.index(level):]
+            store = draw(st.sampled_from(outer + ["root"]))
+            if store == "root":
+                producer.store_root()
+            elif store != level:
+                producer.store_at(consumer, hl.Var(store))
+        if where != "inline":
+            draw(loop_schedule(producer, False))
+    return hl.Pipeline(out), t
+
+
+@pytest.mark.parametrize("type_names", [["uint8", "int16", "int32"], ["float32"]],
+                         ids=["integers", "float32"])
+def test_random_pipelines(compiled_target, type_names):
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=not EXPLORE, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(st.data())
+    def run(data):
+        pipeline, t = data.draw(pipelines(type_names))
+        want = realize(pipeline, SIZE, "reference")[0]
+        got = realize(pipeline, SIZE, compiled_target)[0]
+        assert_same(got, want, what=f"{t} pipeline on {compiled_target}")
+
+    run()
