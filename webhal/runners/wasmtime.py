@@ -180,7 +180,8 @@ class WasmPipeline:
                 if a.is_output:
                     outputs.append(wb)
             else:
-                args.append(int(v) if not a.type.is_float() else float(v))
+                as_bits = not a.type.is_float() or a.type.bits == 16  # float16 as its bits
+                args.append(int(v) if as_bits else float(v))
         start = time.perf_counter()
         code = self.entry(self.store, *args)
         self.last_call_seconds = time.perf_counter() - start

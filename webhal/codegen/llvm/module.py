@@ -59,7 +59,7 @@ def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
     module.data_layout = str(tm.target_data)
     size_t = I32 if target.bits == 32 else I64
     cg = StmtCodegen(module, size_t)
-    fnty = ll.FunctionType(I32, [PTR if a.is_buffer else llvm_type(a.type) for a in args])
+    fnty = ll.FunctionType(I32, [PTR if a.is_buffer else _argument_type(a.type) for a in args])
     fn = ll.Function(module, fnty, name=lowered.name)
     entry = fn.append_basic_block("entry")
     body = fn.append_basic_block("body")
@@ -70,7 +70,8 @@ def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
         if a.is_buffer:
             _unpack_buffer(cg, a, value)
         else:
-            cg.symbols[a.name] = value
+            cg.symbols[a.name] = value if value.type == llvm_type(a.type) else \
+                b.bitcast(value, llvm_type(a.type))
     cg.stmt(lowered.body)
     if not b.block.is_terminated:
         for a, value in zip(args, fn.args):
@@ -82,6 +83,12 @@ def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
         b.ret(ll.Constant(I32, 0))
     ll.IRBuilder(entry).branch(body)
     return module, args
+
+
+def _argument_type(t) -> ll.Type:
+    """A scalar argument's type: float16 comes as its bits (uint16_t in the header), since C
+    callers and ctypes have no portable half type."""
+    return ll.IntType(16) if t.is_float() and t.bits == 16 else llvm_type(t)
 
 
 def _unpack_buffer(cg: StmtCodegen, a: Argument, buf: ll.Value) -> None:
