@@ -30,11 +30,12 @@ def _buffer_checks(name: str, t: Type, dims: int) -> list[st.Stmt]:
     given_type = ops.var(f"{name}.type", UInt(32))
     given_dims = ops.var(f"{name}.dimensions")
     stride = ops.var(f"{name}.stride.0")
-    return [
+    dense = [] if dims == 0 else [  # a zero-dimensional buffer has no dimension 0
         st.AssertStmt(ir.EQ(stride, ops.const(1)),
                       runtime_call("halide_error_constraint_violated",
                                    ir.StringImm(f"{name}.stride.0"), stride, ir.StringImm("1"),
-                                   ops.const(1))),
+                                   ops.const(1)))]
+    return dense + [
         st.AssertStmt(ir.EQ(given_type, ops.const(type_code(t), UInt(32))),
                       runtime_call("halide_error_bad_type", ir.StringImm(name), given_type,
                                    ops.const(type_code(t), UInt(32)))),
