@@ -72,12 +72,14 @@ class HostPipeline:
             self.gpu = WebGPURuntime(wgsl, manifest, HostMemory())
 
     def __call__(self, values) -> int:
-        keep, args = [], []
+        keep, args, outputs = [], [], []
         for a, v in zip(self.arguments, values):
             if a.is_buffer:
                 hb = HostBuffer(v)
                 keep.append(hb)
                 args.append(hb.pointer)
+                if a.is_output:
+                    outputs.append(hb)
             else:
                 args.append(v)
         rt.take_error()
@@ -88,4 +90,7 @@ class HostPipeline:
         finally:
             rt.current_gpu.runtime = None
         self.last_call_seconds = time.perf_counter() - start
+        if code == 0:
+            for hb in outputs:  # outputs that were not dense were computed in a copy
+                hb.copy_back()
         return code

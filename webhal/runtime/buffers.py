@@ -1,4 +1,5 @@
-"""halide_buffer_t for the host JIT: ctypes structures over numpy memory (no copies)."""
+"""halide_buffer_t for the host JIT: ctypes structures over numpy memory (no copies, unless x
+is not dense in memory)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import ctypes
 
 import numpy as np
 
-from webhal.errors import BufferError
 from webhal.passes.add_buffer_checks import type_code
 
 
@@ -27,9 +27,11 @@ class HostBuffer:
 
     def __init__(self, buf):
         data = buf.data()
+        self.source = None
         if data.ndim and data.strides[0] != data.itemsize:
-            raise BufferError(f"Buffer {buf.name()} is not dense in its first dimension "
-                              f"(stride {data.strides[0] // data.itemsize}); copy it first")
+            # Compiled code wants x dense (Halide's default constraint): work on a dense copy,
+            # as the wasm runner does with every buffer; copy_back() writes outputs back.
+            self.source, data = data, np.asfortranarray(data)
         self.array = data
         self.dims = (HalideDimension * max(1, data.ndim))()
         for d in range(data.ndim):
@@ -45,6 +47,10 @@ class HostBuffer:
     @property
     def pointer(self) -> int:
         return ctypes.addressof(self.struct)
+
+    def copy_back(self) -> None:
+        if self.source is not None:
+            self.source[...] = self.array
 
 
 _EMPTY = np.zeros(16, dtype=np.uint8)
