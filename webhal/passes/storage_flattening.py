@@ -11,11 +11,13 @@ from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
 
 
-def flat_index(name: str, args, fold: tuple[int, int] | None = None) -> ir.Expr:
-    """The element index; the innermost stride of every buffer is 1 (checked at entry for
-    external buffers, as Halide constrains them by default), which keeps vector loads dense. A
-    folded dimension (a circular buffer of `factor` entries, a power of two) is indexed by
-    the coordinate modulo the factor."""
+def flat_index(name: str, args, fold: tuple[int, int] | None = None,
+               dense_x: bool = True) -> ir.Expr:
+    """The element index; the stride of dimension 0 is 1 (checked at entry for external
+    buffers, as Halide constrains them by default), which keeps vector loads dense, unless
+    `dense_x` is false (a reorder_storage put another dimension innermost). A folded dimension
+    (a circular buffer of `factor` entries, a power of two) is indexed by the coordinate
+    modulo the factor."""
     index = ops.const(0)
     for d, a in enumerate(args):
         if fold is not None and fold[0] == d:
@@ -23,7 +25,7 @@ def flat_index(name: str, args, fold: tuple[int, int] | None = None) -> ir.Expr:
             offset = ir.Call(a.type, "bitwise_and", (a, mask), ir.CallType.INTRINSIC)
         else:
             offset = ops.sub(a, ops.var(f"{name}.min.{d}"))
-        stride = ops.const(1) if d == 0 else ops.var(f"{name}.stride.{d}")
+        stride = ops.const(1) if d == 0 and dense_x else ops.var(f"{name}.stride.{d}")
         index = ops.add(index, ops.mul(offset, stride))
     return index
 
@@ -49,13 +51,18 @@ def _allocation(r: st.Realize, ctx: LowerContext, body: st.Stmt) -> st.Stmt:
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    reordered = {f.name for f in ctx.functions if not ctx.is_output(f) and
+                 f.schedule.storage_order and f.schedule.storage_order[0] != f.pure_args[0]}
+
     def go(n):
         if isinstance(n, st.Realize):
             return _allocation(n, ctx, go(n.body))
         n = rebuild(n, go)
         if isinstance(n, st.Provide):
-            return st.Store(n.name, n.value, flat_index(n.name, n.args, ctx.folds.get(n.name)))
+            return st.Store(n.name, n.value, flat_index(n.name, n.args, ctx.folds.get(n.name),
+                                                        n.name not in reordered))
         if isinstance(n, ir.Call) and n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
-            return ir.Load(n.type, n.name, flat_index(n.name, n.args, ctx.folds.get(n.name)))
+            return ir.Load(n.type, n.name, flat_index(n.name, n.args, ctx.folds.get(n.name),
+                                                      n.name not in reordered))
         return n
     return go(s)
