@@ -76,9 +76,10 @@ def test_by_constants_vectorized_narrow(target, dtype):
     A = hl.Buffer(a, "a")
     t = A.type()
     funcs, expected = [], []
-    for divisor in (3, 7, 10, 64, 127):
+    divisors = (3, 7, 10, 64, 127) + ((-3, -10, -64, -128) if t.is_int() else ())
+    for divisor in divisors:
         k = hl.cast(t, divisor)
-        f = hl.Func(f"by_{divisor}")
+        f = hl.Func(f"by_{divisor}".replace("-", "minus_"))
         f[x, y] = A[x, y] / k + A[x, y] % k
         f.vectorize(x, 16)
         q, r = _euclid(a, np.full(a.shape, divisor))

@@ -43,6 +43,20 @@ def test_split_both_vectorize_and_unroll_inner(target, tail):
     check(f, [W, H], target, expected=expected)
 
 
+@pytest.mark.parametrize("tail", [hl.TailStrategy.Predicate, hl.TailStrategy.PredicateLoads,
+                                  hl.TailStrategy.PredicateStores,
+                                  hl.TailStrategy.RoundUpAndBlend,
+                                  hl.TailStrategy.ShiftInwardsAndBlend], ids=lambda t: t.name)
+def test_other_tail_strategies_vectorized(target, tail):
+    # webhal guards these with an if, as GuardWithIf: the results must be the same.
+    f, expected = _weighted()
+    f.vectorize(x, 8, tail)
+    g, _ = _weighted("update_split")
+    g[x, y] += 1
+    g.update(0).split(x, xo, xi, 8, tail)
+    check(hl.Pipeline([f, g]), [W, H], target, expected=[expected, expected + 1])
+
+
 def test_round_up_when_the_factor_divides(target):
     f, expected = _weighted()
     f.split(x, xo, xi, W, hl.TailStrategy.RoundUp).split(y, yo, yi, H, hl.TailStrategy.RoundUp)
