@@ -39,9 +39,9 @@ def _numpy_cast(d, dst):
     return d.astype(dst)
 
 
-@pytest.mark.parametrize("src", with_slow([np.int8, np.uint32, np.float32],
-                                           [np.uint8, np.int16, np.uint16, np.int32, np.int64,
-                                            np.uint64, np.float64]),
+@pytest.mark.parametrize("src", with_slow([np.int16, np.float32],
+                                           [np.uint8, np.int8, np.uint16, np.uint32, np.int32,
+                                            np.int64, np.uint64, np.float64]),
                          ids=lambda d: np.dtype(d).name)
 def test_cast_to_every_type(target, src):
     d = _data(src)

@@ -75,3 +75,16 @@ def test_compute_at_update_stage_loop(target):
     cons.compute_at(acc.update(0), y)
     prod.compute_at(acc.update(0), y)
     check(acc, [W, H], target, expected=expected * 2)
+
+
+def test_compute_at_vectorized_and_unrolled_loops(target):
+    outputs = []
+    prod, cons, expected = _pipeline("_at_vector_lanes")
+    cons.vectorize(x, 8)
+    prod.compute_at(cons, hl.Var("x_vi"))  # the loop stays scalar: it allocates
+    outputs.append(cons)
+    prod, cons, expected = _pipeline("_at_unrolled")
+    cons.unroll(y, 3)
+    prod.compute_at(cons, hl.Var("y_ui"))
+    outputs.append(cons)
+    check(hl.Pipeline(outputs), [W, H], target, expected=[expected] * 2)

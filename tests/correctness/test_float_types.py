@@ -6,10 +6,10 @@ import pytest
 
 import webhal as hl
 
-from .conftest import H, W, check, ramp_image
+from .conftest import H, W, check, ramp_image, with_slow
 
 x, y = hl.Var("x"), hl.Var("y")
-FLOATS = [np.float32, np.float64]
+FLOATS = with_slow([np.float32], [np.float64])
 
 
 def _inputs(dtype):

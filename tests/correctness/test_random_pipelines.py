@@ -25,7 +25,7 @@ SIZE = (19, 13)  # the output; odd so that every split has a tail
 TYPES = {"uint8": hl.UInt(8), "int16": hl.Int(16), "int32": hl.Int(32), "float32": hl.Float(32)}
 TAILS = [hl.TailStrategy.Auto, hl.TailStrategy.GuardWithIf, hl.TailStrategy.ShiftInwards,
          hl.TailStrategy.RoundUp]
-EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "5"))
+EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "4"))
 EXPLORE = os.environ.get("HYPOTHESIS_EXPLORE", "") not in ("", "0")
 
 PHOTOS = [hl.BoundaryConditions.repeat_edge(hl.Buffer(camera(24, 16, left, top), f"photo{i}"))
@@ -86,9 +86,10 @@ def expressions(draw, t: hl.Type, sources: list, depth: int = 3):
 # -- schedules -----------------------------------------------------------------------------------
 
 @st.composite
-def loop_schedule(draw, f: hl.Func, is_output: bool) -> None:
-    """Splits, vectorize, unroll, parallel and reorder on f's pure definition."""
-    tails = [t for t in TAILS if not (is_output and t is hl.TailStrategy.RoundUp)]
+def loop_schedule(draw, f, is_output: bool, is_update: bool = False) -> None:
+    """Splits, vectorize, unroll, parallel, reorder and fuse on one stage of a Func."""
+    tails = [t for t in TAILS if not (is_output and t is hl.TailStrategy.RoundUp) and
+             not (is_update and t is hl.TailStrategy.ShiftInwards)]
     for var in draw(st.permutations(["x", "y"])):
         choice = draw(st.sampled_from(["none", "split", "vectorize", "unroll", "parallel"]))
         tail = draw(st.sampled_from(tails))
@@ -101,9 +102,24 @@ def loop_schedule(draw, f: hl.Func, is_output: bool) -> None:
             f.unroll(v, draw(st.integers(2, 4)), tail)
         elif choice == "parallel":
             f.parallel(v, draw(st.sampled_from([None, 1, 3])), tail)
+    loops = f.loops()
     if draw(st.booleans()):
-        loops = f.loops()
         f.reorder(*(hl.Var(n) for n in draw(st.permutations(loops))))
+    elif sorted(loops) == ["x", "y"] and draw(st.integers(0, 3)) == 0:
+        f.fuse(hl.Var(loops[0]), hl.Var(loops[1]), hl.Var("fused"))
+
+
+@st.composite
+def update(draw, f: hl.Func, t: hl.Type, sources: list) -> bool:
+    """Maybe an update of f: pure (f = f op e) or over a small RDom."""
+    kind = draw(st.sampled_from(["none", "none", "pure", "rdom"]))
+    if kind == "pure":
+        f[x, y] = f[x, y] * hl.cast(t, 3) - draw(expressions(t, sources, 2))
+    elif kind == "rdom":
+        r = hl.RDom([(-1, 3)], "r")
+        src = draw(st.sampled_from(sources))
+        f[x, y] = f[x, y] + hl.cast(t, src[x + r.x, y - r.x])
+    return kind != "none"
 
 
 @st.composite
@@ -111,18 +127,29 @@ def pipelines(draw, type_names: list[str]):
     t = TYPES[draw(st.sampled_from(type_names))]
     n = draw(st.integers(2, 3))
     funcs: list[hl.Func] = []
+    updated = set()
     for i in range(n):
         f = hl.Func(f"stage{i}")
         sources = [*PHOTOS, *funcs[-1:]]
         f[x, y] = draw(expressions(t, sources))
+        if draw(update(f, t, sources)):
+            updated.add(f.name())
         funcs.append(f)
     out = funcs[-1]
+
+    def schedule(f, is_output):
+        draw(loop_schedule(f, is_output))
+        if f.name() in updated:
+            draw(loop_schedule(f.update(0), is_output, is_update=True))
+
     # Consumers first, so that producers can be computed at the consumer's final loops.
-    draw(loop_schedule(out, True))
+    schedule(out, True)
     for producer, consumer in zip(reversed(funcs[:-1]), reversed(funcs[1:])):
-        consumer_computed = consumer is out or \
-            not consumer.function().schedule.compute_level.is_inlined()
-        where = draw(st.sampled_from(["inline", "root", "at", "at"] if consumer_computed
+        # Inside the consumer's loops only when the consumer is computed (not inline) and has
+        # one stage: with several, each stage that reads the producer would need it.
+        can_nest = consumer.name() not in updated and (
+            consumer is out or not consumer.function().schedule.compute_level.is_inlined())
+        where = draw(st.sampled_from(["inline", "root", "at", "at"] if can_nest
                                      else ["inline", "root"]))
         if where == "root":
             producer.compute_root()
@@ -136,8 +163,8 @@ def pipelines(draw, type_names: list[str]):
                 producer.store_root()
             elif store != level:
                 producer.store_at(consumer, hl.Var(store))
-        if where != "inline":
-            draw(loop_schedule(producer, False))
+        if where != "inline" or producer.name() in updated:  # (Funcs with updates: at root)
+            schedule(producer, False)
     return hl.Pipeline(out), t
 
 

@@ -5,7 +5,7 @@ import pytest
 
 import webhal as hl
 
-from .conftest import H, W, camera, check
+from .conftest import H, W, camera, check, with_slow
 
 x, y = hl.Var("x"), hl.Var("y")
 xo, xi, yo, yi, t = (hl.Var(n) for n in ("xo", "xi", "yo", "yi", "t"))
@@ -62,7 +62,7 @@ def _s6(gray, blur_x, blur_y, sharp):
     blur_x.compute_at(blur_y, y)
 
 
-@pytest.mark.parametrize("schedule", [_s1, _s2, _s3, _s4, _s5, _s6],
+@pytest.mark.parametrize("schedule", with_slow([_s2, _s3, _s6], [_s1, _s4, _s5]),
                          ids=lambda s: s.__name__[1:])
 def test_unsharp_mask(target, schedule):
     funcs = _unsharp()

@@ -43,18 +43,20 @@ def test_split_both_vectorize_and_unroll_inner(target, tail):
     check(f, [W, H], target, expected=expected)
 
 
-@pytest.mark.parametrize("tail", [hl.TailStrategy.Predicate, hl.TailStrategy.PredicateLoads,
-                                  hl.TailStrategy.PredicateStores,
-                                  hl.TailStrategy.RoundUpAndBlend,
-                                  hl.TailStrategy.ShiftInwardsAndBlend], ids=lambda t: t.name)
-def test_other_tail_strategies_vectorized(target, tail):
+def test_other_tail_strategies(target):
     # webhal guards these with an if, as GuardWithIf: the results must be the same.
-    f, expected = _weighted()
-    f.vectorize(x, 8, tail)
-    g, _ = _weighted("update_split")
-    g[x, y] += 1
-    g.update(0).split(x, xo, xi, 8, tail)
-    check(hl.Pipeline([f, g]), [W, H], target, expected=[expected, expected + 1])
+    funcs, expected = [], []
+    for tail in (hl.TailStrategy.Predicate, hl.TailStrategy.PredicateLoads,
+                 hl.TailStrategy.PredicateStores, hl.TailStrategy.RoundUpAndBlend,
+                 hl.TailStrategy.ShiftInwardsAndBlend):
+        f, want = _weighted(f"vectorized_{tail.name}")
+        f.vectorize(x, 8, tail)
+        g, _ = _weighted(f"update_split_{tail.name}")
+        g[x, y] += 1
+        g.update(0).split(x, xo, xi, 8, tail)
+        funcs += [f, g]
+        expected += [want, want + 1]
+    check(hl.Pipeline(funcs), [W, H], target, expected=expected)
 
 
 def test_round_up_when_the_factor_divides(target):
