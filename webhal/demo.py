@@ -71,10 +71,34 @@ def run_blur(console, out_dir: str, runs: int = 25) -> bool:
                       f"{statistics.median(times) * 1000:.3f} ms",
                       "[green]yes[/green]" if ok else "[red]NO[/red]",
                       os.path.relpath(path, os.getcwd()))
+    all_ok &= _browser_row(table, pipelines["blur"], image, pixels, (w, h), expected, out_dir)
     console.print(table)
     console.print("* one call of the compiled pipeline; for WebGPU rows it includes the copies "
                   "to and from the device.", highlight=False)
     return all_ok
+
+
+def _browser_row(table, pipeline, image, pixels, size, expected, out_dir) -> bool:
+    """The same blur linked by emcc into a page and run in headless Chromium."""
+    from PIL import Image
+
+    from webhal.glue import web_page
+    target = hl.Target("wasm-32-wasmrt-wasm_simd128")
+    page_dir = os.path.join(out_dir, "web")
+    t0 = time.perf_counter()
+    settings = web_page.build(pipeline.outputs()[0], image, pixels, size, target, page_dir,
+                              "blur")
+    build_s = time.perf_counter() - t0
+    run = web_page.run(page_dir, settings)
+    ok = bool(np.array_equal(run.output, expected))
+    path = os.path.join(out_dir, "blur_chromium.png")
+    Image.fromarray(run.output).save(path)
+    browser = next((p for p in run.user_agent.split() if p.startswith("Chrom")), "Chromium")
+    table.add_row(f"wasm SIMD in headless {browser.replace('/', ' ')} (emcc page)",
+                  f"{build_s * 1000:.0f} ms", f"{run.median_ms:.3f} ms",
+                  "[green]yes[/green]" if ok else "[red]NO[/red]",
+                  os.path.relpath(path, os.getcwd()))
+    return ok
 
 
 def run(args: argparse.Namespace, console=None) -> int:
