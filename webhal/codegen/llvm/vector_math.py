@@ -49,8 +49,11 @@ class VectorMath:
 
     def log(self, x):
         b = self.b
-        xb = self.bits(x)
+        # Subnormals have no exponent bits to read: scale them by 2**23 into the normal range.
+        tiny = b.fcmp_ordered("<", x, self.f(1.1754943508222875e-38))
+        xb = self.bits(b.select(tiny, b.fmul(x, self.f(8388608.0)), x))
         e = b.sub(b.lshr(b.and_(xb, self.i(0x7F800000)), self.i(23)), self.i(126))
+        e = b.select(tiny, b.sub(e, self.i(23)), e)
         m = self.from_bits(b.or_(b.and_(xb, self.i(0x007FFFFF)), self.i(0x3F000000)))  # [0.5, 1)
         small = b.fcmp_ordered("<", m, self.f(SQRT_HALF))
         e = b.select(small, b.sub(e, self.i(1)), e)
