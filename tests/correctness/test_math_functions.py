@@ -55,7 +55,7 @@ def test_unary(target, dtype):
         image = hl.Buffer(a, f"arg_{name}")
         f = hl.Func(f"m_{name}")
         f[x, y] = fn(image[x, y])
-        if name in ("sqrt", "exp", "sin", "erf"):
+        if name in ("sqrt", "exp", "log", "sin", "erf"):
             f.vectorize(x, 4)
         funcs.append(f)
         expected.append(_numpy(name)(a.astype(np.float64)).astype(dtype).T)
@@ -70,6 +70,7 @@ def test_pow_and_atan2(target, dtype):
     A, B = hl.Buffer(a, "a"), hl.Buffer(b, "b")
     p = hl.Func("p")
     p[x, y] = hl.pow(A[x, y], B[x, y])
+    p.vectorize(x, 8)
     q = hl.Func("q")
     q[x, y] = hl.atan2(B[x, y], A[x, y] - 5)
     q.vectorize(x, 4)
@@ -97,3 +98,23 @@ def test_float16_math(target):
     # Each function rounds to float16 (11 significant bits): a few units in the last place.
     check(f, [W, H], target, rtol=2e-3, atol=2e-3,
           expected=(np.sqrt(a64).astype(np.float16) + np.sin(a64).astype(np.float16)).T)
+
+
+def test_special_values_vectorized(target):
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 1e-38, 88.7, 89.0, -87.0,
+                        -104.0, -1.0, 1.0, 2.0, 0.5, -2.5], np.float32)
+    a = hl.Buffer(special, "a")
+    b = hl.Buffer(special[::-1].copy(), "b")
+    funcs = {name: hl.Func(name) for name in ("e", "l", "p", "s")}
+    funcs["e"][x] = hl.exp(a[x])
+    funcs["l"][x] = hl.log(a[x])
+    funcs["p"][x] = hl.pow(a[x], b[x])
+    funcs["s"][x] = hl.sqrt(a[x])
+    for f in funcs.values():
+        f.vectorize(x, 8)
+    a64, b64 = special.astype(np.float64), special[::-1].astype(np.float64)
+    with np.errstate(all="ignore"):
+        expected = [np.exp(a64), np.log(a64), np.power(a64, b64), np.sqrt(a64)]
+        expected = [e.astype(np.float32) for e in expected]  # overflows to inf
+    check(hl.Pipeline(list(funcs.values())), [len(special)], target, rtol=1e-5, atol=1e-37,
+          expected=expected)
