@@ -286,7 +286,13 @@ class KernelPrinter:
             case "shift_left" | "shift_right":
                 op = "<<" if name == "shift_left" else ">>"
                 back = ">>" if op == "<<" else "<<"
-                if e.args[1].type.is_int():
+                amount = e.args[1].value if isinstance(e.args[1], ir.IntImm) else None
+                if amount is not None:
+                    # A constant amount picks its direction now: WGSL rejects a constant
+                    # shift by u32(-k), even in the select arm that is not taken.
+                    op = op if amount >= 0 else back
+                    text = f"({args[0]} {op} {abs(amount)}u)"
+                elif e.args[1].type.is_int():
                     text = (f"select({args[0]} {op} u32({args[1]}), {args[0]} {back} "
                             f"u32(-{args[1]}), {args[1]} < 0i)")
                 else:
