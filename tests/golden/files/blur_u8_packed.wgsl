@@ -57,16 +57,18 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_t_23 = ((b_2[v_t_21 >> 2u] >> (u32(v_t_21 & 3i) * 8u)) & 255u);
   let v_t_26 = ((v_t_18 + v_t_22) & 65535u);
   let v_t_27 = ((v_t_19 + v_t_23) & 65535u);
-  let v_t_29 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
-  if ((v_t_29 & 1i) == 0i) {
-    atomicStore(&b_0[(v_t_29 >> 1u) + 0i], ((u32((hl_div_u32(v_t_26, 3u) & 65535u)) & 65535u) << 0u) | ((u32((hl_div_u32(v_t_27, 3u) & 65535u)) & 65535u) << 16u));
+  let v_t_29 = (hl_div_u32(v_t_26, 3u) & 65535u);
+  let v_t_30 = (hl_div_u32(v_t_27, 3u) & 65535u);
+  let v_t_31 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
+  if ((v_t_31 & 1i) == 0i) {
+    atomicStore(&b_0[(v_t_31 >> 1u) + 0i], ((u32(v_t_29) & 65535u) << 0u) | ((u32(v_t_30) & 65535u) << 16u));
   } else {
-    let v_t_30 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
-    atomicAnd(&b_0[v_t_30 >> 1u], ~(65535u << (u32(v_t_30 & 1i) * 16u)));
-    atomicOr(&b_0[v_t_30 >> 1u], (u32((hl_div_u32(v_t_26, 3u) & 65535u)) & 65535u) << (u32(v_t_30 & 1i) * 16u));
-    let v_t_31 = (v_t_30 + 1i * 1i);
-    atomicAnd(&b_0[v_t_31 >> 1u], ~(65535u << (u32(v_t_31 & 1i) * 16u)));
-    atomicOr(&b_0[v_t_31 >> 1u], (u32((hl_div_u32(v_t_27, 3u) & 65535u)) & 65535u) << (u32(v_t_31 & 1i) * 16u));
+    let v_t_32 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
+    atomicAnd(&b_0[v_t_32 >> 1u], ~(65535u << (u32(v_t_32 & 1i) * 16u)));
+    atomicOr(&b_0[v_t_32 >> 1u], (u32(v_t_29) & 65535u) << (u32(v_t_32 & 1i) * 16u));
+    let v_t_33 = (v_t_32 + 1i * 1i);
+    atomicAnd(&b_0[v_t_33 >> 1u], ~(65535u << (u32(v_t_33 & 1i) * 16u)));
+    atomicOr(&b_0[v_t_33 >> 1u], (u32(v_t_30) & 65535u) << (u32(v_t_33 & 1i) * 16u));
   }
 }
 
@@ -124,21 +126,25 @@ fn kernel_1_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_t_43 = (hl_div_u32(v_t_38, 3u) & 65535u);
   let v_t_44 = (hl_div_u32(v_t_39, 3u) & 65535u);
   let v_t_45 = (hl_div_u32(v_t_40, 3u) & 65535u);
-  let v_t_47 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
-  if ((v_t_47 & 3i) == 0i) {
-    atomicStore(&b_1[(v_t_47 >> 2u) + 0i], ((u32((v_t_42 & 255u)) & 255u) << 0u) | ((u32((v_t_43 & 255u)) & 255u) << 8u) | ((u32((v_t_44 & 255u)) & 255u) << 16u) | ((u32((v_t_45 & 255u)) & 255u) << 24u));
+  let v_t_47 = (v_t_42 & 255u);
+  let v_t_48 = (v_t_43 & 255u);
+  let v_t_49 = (v_t_44 & 255u);
+  let v_t_50 = (v_t_45 & 255u);
+  let v_t_51 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
+  if ((v_t_51 & 3i) == 0i) {
+    atomicStore(&b_1[(v_t_51 >> 2u) + 0i], ((u32(v_t_47) & 255u) << 0u) | ((u32(v_t_48) & 255u) << 8u) | ((u32(v_t_49) & 255u) << 16u) | ((u32(v_t_50) & 255u) << 24u));
   } else {
-    let v_t_48 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
-    atomicAnd(&b_1[v_t_48 >> 2u], ~(255u << (u32(v_t_48 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_48 >> 2u], (u32((v_t_42 & 255u)) & 255u) << (u32(v_t_48 & 3i) * 8u));
-    let v_t_49 = (v_t_48 + 1i * 1i);
-    atomicAnd(&b_1[v_t_49 >> 2u], ~(255u << (u32(v_t_49 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_49 >> 2u], (u32((v_t_43 & 255u)) & 255u) << (u32(v_t_49 & 3i) * 8u));
-    let v_t_50 = (v_t_48 + 1i * 2i);
-    atomicAnd(&b_1[v_t_50 >> 2u], ~(255u << (u32(v_t_50 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_50 >> 2u], (u32((v_t_44 & 255u)) & 255u) << (u32(v_t_50 & 3i) * 8u));
-    let v_t_51 = (v_t_48 + 1i * 3i);
-    atomicAnd(&b_1[v_t_51 >> 2u], ~(255u << (u32(v_t_51 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_51 >> 2u], (u32((v_t_45 & 255u)) & 255u) << (u32(v_t_51 & 3i) * 8u));
+    let v_t_52 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
+    atomicAnd(&b_1[v_t_52 >> 2u], ~(255u << (u32(v_t_52 & 3i) * 8u)));
+    atomicOr(&b_1[v_t_52 >> 2u], (u32(v_t_47) & 255u) << (u32(v_t_52 & 3i) * 8u));
+    let v_t_53 = (v_t_52 + 1i * 1i);
+    atomicAnd(&b_1[v_t_53 >> 2u], ~(255u << (u32(v_t_53 & 3i) * 8u)));
+    atomicOr(&b_1[v_t_53 >> 2u], (u32(v_t_48) & 255u) << (u32(v_t_53 & 3i) * 8u));
+    let v_t_54 = (v_t_52 + 1i * 2i);
+    atomicAnd(&b_1[v_t_54 >> 2u], ~(255u << (u32(v_t_54 & 3i) * 8u)));
+    atomicOr(&b_1[v_t_54 >> 2u], (u32(v_t_49) & 255u) << (u32(v_t_54 & 3i) * 8u));
+    let v_t_55 = (v_t_52 + 1i * 3i);
+    atomicAnd(&b_1[v_t_55 >> 2u], ~(255u << (u32(v_t_55 & 3i) * 8u)));
+    atomicOr(&b_1[v_t_55 >> 2u], (u32(v_t_50) & 255u) << (u32(v_t_55 & 3i) * 8u));
   }
 }

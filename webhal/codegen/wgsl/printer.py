@@ -335,6 +335,11 @@ class KernelPrinter:
         b = self.buffers[s.name]
         n = s.value.type.lanes
         values = self.lanes(s.value)
+        if n > 1 or b.per_word > 1:
+            # Every lane's value is computed before anything is stored: a value may read the
+            # element it replaces (an update), which the atomic path below clears first, or
+            # an element an earlier lane's store changes.
+            values = [self.bind(v) for v in values]
         if n > 1 and b.per_word > 1 and isinstance(s.index, ir.Ramp) and \
                 ops_is_one(s.index.stride) and n % b.per_word == 0:
             # Whole words when the first lane starts a word: one store per word, no
