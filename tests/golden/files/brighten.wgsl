@@ -15,6 +15,13 @@ fn hl_mod_i32(a: i32, b: i32) -> i32 {
 }
 fn hl_div_u32(a: u32, b: u32) -> u32 { return select(a / b, 0u, b == 0u); }
 fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
+fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
+fn hl_min_f32(a: f32, b: f32) -> f32 {
+  return select(select(min(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
+}
+fn hl_max_f32(a: f32, b: f32) -> f32 {
+  return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
+}
 
 
 @group(0) @binding(0) var<storage, read_write> b_0: array<f32>;
@@ -39,5 +46,5 @@ fn kernel_0_brighten(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_inv
   let v_brighten_s0_y_yi_4 = 0i + i32(local_id.y);
   let v_brighten_s0_y_5 = ((min((v_brighten_s0_y_yo_2 * 8i), ((kernel_0_brighten_a.v_brighten_y_max - kernel_0_brighten_a.v_brighten_min_1) - 7i)) + v_brighten_s0_y_yi_4) + kernel_0_brighten_a.v_brighten_min_1);
   let v_brighten_s0_x_6 = ((min((v_brighten_s0_x_xo_1 * 16i), ((kernel_0_brighten_a.v_brighten_x_max - kernel_0_brighten_a.v_brighten_min_0) - 15i)) + v_brighten_s0_x_xi_3) + kernel_0_brighten_a.v_brighten_min_0);
-  b_0[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (min(max((b_1[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x0p+0f), 0x1p+0f) + f32(hl_mod_i32(v_brighten_s0_x_6, 3i)));
+  b_0[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (hl_min_f32(hl_max_f32((b_1[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x0p+0f), 0x1p+0f) + f32(hl_mod_i32(v_brighten_s0_x_6, 3i)));
 }

@@ -13,7 +13,7 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
-from webhal.ir.types import Type
+from webhal.ir.types import Float, Type
 from webhal.ir.visitor import children, rebuild
 from webhal.lang.schedule import ForType
 
@@ -40,6 +40,13 @@ fn hl_mod_i32(a: i32, b: i32) -> i32 {
 }
 fn hl_div_u32(a: u32, b: u32) -> u32 { return select(a / b, 0u, b == 0u); }
 fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
+fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
+fn hl_min_f32(a: f32, b: f32) -> f32 {
+  return select(select(min(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
+}
+fn hl_max_f32(a: f32, b: f32) -> f32 {
+  return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
+}
 """
 
 
@@ -161,7 +168,14 @@ class KernelPrinter:
                 return wrap(f"hl_{kind}_{wgsl_type(e.type)}({a}, {b})", e.type)
             case ir.Min() | ir.Max():
                 name = "min" if isinstance(e, ir.Min) else "max"
-                return f"{name}({self.expr(e.a)}, {self.expr(e.b)})"
+                a, b = self.expr(e.a), self.expr(e.b)
+                if e.type.is_float():
+                    # A NaN operand gives NaN, as on the CPU targets (WGSL's min and max may
+                    # return the other operand); f16 values go through f32 exactly.
+                    if e.type.bits == 32:
+                        return f"hl_{name}_f32({a}, {b})"
+                    return f"f16(hl_{name}_f32(f32({a}), f32({b})))"
+                return f"{name}({a}, {b})"
             case ir.BinaryOp() | ir.CompareOp() if type(e) in _BIN:
                 text = f"({self.expr(e.a)} {_BIN[type(e)]} {self.expr(e.b)})"
                 return wrap(text, e.type) if isinstance(e, _WRAPPING) else text
@@ -252,10 +266,24 @@ class KernelPrinter:
             return f"({v} != {zero})"
         if src.is_bool():
             return f"{wgsl_type(dst)}({v})"
+        if src.is_float() and dst.is_int_or_uint():
+            return self.float_to_int(v if src.bits == 32 else f"f32({v})", dst)
         text = v if wgsl_type(src) == wgsl_type(dst) else f"{wgsl_type(dst)}({v})"
         narrows = dst.is_int_or_uint() and dst.bits < 32 and (
             src.is_float() or src.bits > dst.bits or src.code != dst.code)
         return wrap(text, dst) if narrows else text
+
+    def float_to_int(self, v: str, dst: Type) -> str:
+        """An f32 converted to an integer type the way webhal's CPU targets convert it:
+        truncated, saturated to dst's range (not wrapped to 8 or 16 bits), NaN to 0."""
+        v = self.bind(v)
+        lo, hi = float(dst.min()), float(dst.max()) + 1.0  # both exact in f32
+        t = wgsl_type(dst)
+        top = f"{dst.max()}u" if dst.is_uint() else f"{dst.max()}i"
+        zero = "0u" if dst.is_uint() else "0i"
+        converted = f"{t}(max({v}, {constant(ops_const(lo, Float(32)))}))"
+        return (f"select(select({converted}, {top}, {v} >= "
+                f"{constant(ops_const(hi, Float(32)))}), {zero}, hl_is_nan({v}))")
 
     def load(self, name: str, index: str) -> str:
         b = self.buffers[name]
@@ -312,7 +340,8 @@ class KernelPrinter:
             case "likely":
                 return args[0]
             case "is_nan" | "is_inf" | "is_finite":
-                bits = f"(bitcast<u32>({args[0]}) & 0x7fffffffu)"
+                value = args[0] if e.args[0].type.bits == 32 else f"f32({args[0]})"
+                bits = f"(bitcast<u32>({value}) & 0x7fffffffu)"
                 test = {"is_nan": ">", "is_inf": "==", "is_finite": "<"}[name]
                 return f"({bits} {test} 0x7f800000u)"
         if name in _ROUNDING:
