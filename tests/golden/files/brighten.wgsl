@@ -22,6 +22,13 @@ fn hl_min_f32(a: f32, b: f32) -> f32 {
 fn hl_max_f32(a: f32, b: f32) -> f32 {
   return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
 }
+fn hl_pow_f32(x: f32, y: f32) -> f32 {
+  if (y == 0.0f || x == 1.0f) { return 1.0f; }
+  if (!(x < 0.0f)) { return pow(x, y); }
+  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  let m = pow(-x, y);
+  return select(m, -m, y * 0.5f != trunc(y * 0.5f));
+}
 
 
 @group(0) @binding(0) var<storage, read_write> b_0: array<f32>;

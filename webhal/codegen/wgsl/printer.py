@@ -47,6 +47,13 @@ fn hl_min_f32(a: f32, b: f32) -> f32 {
 fn hl_max_f32(a: f32, b: f32) -> f32 {
   return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
 }
+fn hl_pow_f32(x: f32, y: f32) -> f32 {
+  if (y == 0.0f || x == 1.0f) { return 1.0f; }
+  if (!(x < 0.0f)) { return pow(x, y); }
+  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  let m = pow(-x, y);
+  return select(m, -m, y * 0.5f != trunc(y * 0.5f));
+}
 """
 
 
@@ -305,6 +312,10 @@ class KernelPrinter:
         if e.call_type is ir.CallType.PURE_EXTERN:
             if name not in _MATH:
                 raise CompileError(f"WGSL has no {name}")
+            if name == "pow":  # C's powf: negative bases with integer exponents too
+                if e.type.bits == 32:
+                    return f"hl_pow_f32({args[0]}, {args[1]})"
+                return f"f16(hl_pow_f32(f32({args[0]}), f32({args[1]})))"
             return f"{name}({', '.join(args)})"
         if name in _BITWISE:
             return f"({args[0]} {_BITWISE[name]} {args[1]})"
