@@ -17,7 +17,7 @@ from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Handle, Int, Type
-from webhal.ir.visitor import rebuild, substitute, walk
+from webhal.ir.visitor import children, rebuild, substitute, walk
 from webhal.lang.schedule import ForType
 from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
@@ -228,7 +228,18 @@ def _register(name: str, ids, size: ir.Expr, host_current: bool) -> st.Stmt:
 
 
 def _sync(s: st.Stmt, ctx: LowerContext, ids, types) -> st.Stmt:
+    """Around each largest piece of host code between launches: copy back what it reads
+    before it, mark what it writes as newer on the host after it. (Per piece, not per
+    Func: a Func's pure stage may run on the CPU and its update on the GPU, or the reverse.)"""
     names = set(ids)
+    launches: dict[int, bool] = {}
+
+    def has_launch(n) -> bool:
+        key = id(n)
+        if key not in launches:
+            launches[key] = isinstance(n, st.GPULaunch) or any(
+                has_launch(k) for k in children(n) if isinstance(k, st.Stmt))
+        return launches[key]
 
     def calls(name: str, what: str) -> st.Stmt:
         return st.Evaluate(runtime_call(what, ops.const(ids[name])))
@@ -242,13 +253,17 @@ def _sync(s: st.Stmt, ctx: LowerContext, ids, types) -> st.Stmt:
             return st.Allocate(n.name, n.type, n.size,
                                st.block(_register(n.name, ids, size, False), body),
                                n.memory_type)
-        if isinstance(n, st.ProducerConsumer) and n.is_producer:
-            body = go(n.body)
-            reads, writes = _host_uses(body, names)
+        if not has_launch(n):
+            reads, writes = _host_uses(n, names)
             before = [calls(b, "webhal_gpu_copy_to_host") for b in sorted(reads)]
             after = [calls(b, "webhal_gpu_host_dirty") for b in sorted(writes)]
-            return st.block(*before, st.ProducerConsumer(n.name, True, body), *after)
-        return rebuild(n, go)
+            return st.block(*before, n, *after)
+        # Launches inside: the statement's own expressions (loop bounds, let values,
+        # conditions) run on the host first.
+        own = st.block(*(st.Evaluate(k) for k in children(n) if isinstance(k, ir.Expr)))
+        reads, _ = _host_uses(own, names)
+        return st.block(*(calls(b, "webhal_gpu_copy_to_host") for b in sorted(reads)),
+                        rebuild(n, go))
 
     s = go(s)
     externals = [(name, src.type(), src.dimensions(), True) for name, src in ctx.inputs.items()
