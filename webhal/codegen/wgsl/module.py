@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import re
 
-from webhal.codegen.wgsl.printer import HELPERS, Binding, KernelPrinter, identifier, wgsl_type
+from webhal.codegen.wgsl.printer import (
+    HELPERS,
+    Binding,
+    KernelPrinter,
+    identifier,
+    wgsl_type,
+    wrap,
+)
 from webhal.ir.types import Type
 from webhal.passes.offload_gpu_loops import Kernel
 
@@ -64,7 +71,13 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
             next_binding += 1
             for n, t in k.scalars:
                 value = f"{k.name}_a.{identifier(n)}"
-                scalar_names[n] = f"({value} != 0u)" if t.is_bool() else value
+                if t.is_bool():
+                    value = f"({value} != 0u)"
+                elif t.is_int_or_uint() and t.bits < 32:
+                    # The host zero-extends 8/16-bit values into their 4 bytes; signed ones
+                    # are sign-extended here, as narrow values are kept in registers.
+                    value = wrap(value, t)
+                scalar_names[n] = value
         for a in _AXES:
             parts.append(f"override {k.name}_wg_{a}: u32 = 1u;")
         kernel_bindings = {n: bindings[n] for n in k.buffers}
