@@ -16,7 +16,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
-from webhal.ir.types import Handle, Int, Type
+from webhal.ir.types import Handle, Int, Type, UInt
 from webhal.ir.visitor import children, rebuild, substitute, walk
 from webhal.lang.schedule import ForType
 from webhal.passes.add_buffer_checks import runtime_call
@@ -172,6 +172,13 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     return kernel
 
 
+def _launch_arg(name: str, t: Type) -> ir.Expr:
+    """A kernel's scalar as the host passes it (4 bytes, narrower values zero-extended): a
+    float16 as its bits, which the kernel reads back from the low half of a u32."""
+    v = ir.Variable(t, name)
+    return ir.Reinterpret(UInt(16), v) if t.is_float() and t.bits == 16 else v
+
+
 def _host_uses(s: st.Stmt, names: set[str]) -> tuple[set[str], set[str]]:
     """Buffers of `names` that host code (outside launches) reads and writes in s."""
     reads, writes = set(), set()
@@ -195,7 +202,7 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             kernels.append(k)
             grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
             return st.GPULaunch(len(kernels) - 1, tuple(grid),
-                                tuple(ir.Variable(t, name) for name, t in k.scalars))
+                                tuple(_launch_arg(name, t) for name, t in k.scalars))
         if isinstance(n, st.For) and n.for_type is ForType.GPUThread:
             raise ScheduleError(f"GPU thread loop {n.name} has no GPU block loop around it")
         if isinstance(n, ir.Expr):

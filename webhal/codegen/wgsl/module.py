@@ -26,7 +26,8 @@ _AXES = "xyz"
 
 
 def _scalar_field_type(t: Type) -> str:
-    return "u32" if t.is_bool() else wgsl_type(t)
+    # Every scalar fills 4 bytes: bools and float16 bits arrive as u32.
+    return "u32" if t.is_bool() or (t.is_float() and t.bits == 16) else wgsl_type(t)
 
 
 def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str, dict]:
@@ -73,6 +74,8 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
                 value = f"{k.name}_a.{identifier(n)}"
                 if t.is_bool():
                     value = f"({value} != 0u)"
+                elif t.is_float() and t.bits == 16:
+                    value = f"f16(unpack2x16float({value}).x)"
                 elif t.is_int_or_uint() and t.bits < 32:
                     # The host zero-extends 8/16-bit values into their 4 bytes; signed ones
                     # are sign-extended here, as narrow values are kept in registers.
