@@ -23,6 +23,8 @@ from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
 from webhal.passes.simplify import simplify_expr
 
+I32 = Int(32)
+
 
 @dataclass
 class GPULoop:
@@ -67,6 +69,92 @@ def thread_nest(loop: st.For) -> list[st.For]:
     return chain
 
 
+def _summands(e: ir.Expr, sign: int, out: list) -> None:
+    if isinstance(e, ir.Add):
+        _summands(e.a, sign, out)
+        _summands(e.b, sign, out)
+    elif isinstance(e, ir.Sub):
+        _summands(e.a, sign, out)
+        _summands(e.b, -sign, out)
+    else:
+        out.append((sign, e))
+
+
+def _cancel(e: ir.Sub) -> ir.Expr | None:
+    """a - b without the summands a and b share, or None when they share none."""
+    terms: list = []
+    _summands(e, 1, terms)
+    kept = list(terms)
+    for sign, t in terms:
+        if (sign, t) in kept and (-sign, t) in kept:
+            kept.remove((sign, t))
+            kept.remove((-sign, t))
+    if len(kept) == len(terms):
+        return None
+    def total(ts):
+        out = ts[0] if ts else ops.const(0)
+        for t in ts[1:]:
+            out = ir.Add(out, t)
+        return out
+    plus = total([t for sign, t in kept if sign > 0])
+    minus = [t for sign, t in kept if sign < 0]
+    return ir.Sub(plus, total(minus)) if minus else plus
+
+
+def const_bound(e: ir.Expr, upper: bool) -> int | None:
+    """A constant bound of the int32 expression e from above (upper) or below, or None.
+
+    Interval reasoning, plus what the simplifier does not see in the extents of tiles shifted
+    inwards: summands common to both sides of a difference cancel, and min(p1, p2) -
+    min(q1, q2) lies between the smaller and the larger of p1 - q1 and p2 - q2 (so does the
+    difference of two maxes)."""
+    c = ops.as_const(simplify_expr(e))
+    if c is not None:
+        return int(c)
+
+    def both(a, b, combine):
+        x, y = const_bound(a, upper), const_bound(b, upper)
+        return None if x is None or y is None else combine(x, y)
+
+    match e:
+        case ir.Add():
+            return both(e.a, e.b, lambda x, y: x + y)
+        case ir.Sub():
+            if isinstance(e.a, ir.Min | ir.Max) and type(e.a) is type(e.b):
+                pair = [const_bound(ir.Sub(e.a.a, e.b.a), upper),
+                        const_bound(ir.Sub(e.a.b, e.b.b), upper)]
+                if None not in pair:
+                    return max(pair) if upper else min(pair)
+            cancelled = _cancel(e)
+            if cancelled is not None:
+                return const_bound(cancelled, upper)
+            x, y = const_bound(e.a, upper), const_bound(e.b, not upper)
+            return None if x is None or y is None else x - y
+        case ir.Mul():
+            for a, b in ((e.a, e.b), (e.b, e.a)):
+                k = ops.as_const(b)
+                if isinstance(k, int):
+                    v = const_bound(a, upper if k >= 0 else not upper)
+                    return None if v is None else v * k
+            lows = [const_bound(e.a, False), const_bound(e.b, False)]
+            if None not in lows and min(lows) >= 0:
+                return both(e.a, e.b, lambda x, y: x * y) if upper else lows[0] * lows[1]
+        case ir.Div():
+            k = ops.as_const(e.b)
+            if isinstance(k, int) and k > 0:  # rounds down: monotonic in e.a
+                v = const_bound(e.a, upper)
+                return None if v is None else v // k
+        case ir.Min() | ir.Max():
+            x, y = const_bound(e.a, upper), const_bound(e.b, upper)
+            if upper == isinstance(e, ir.Min):  # the upper bound of a min: either side's
+                known = [v for v in (x, y) if v is not None]
+                if known:
+                    return min(known) if upper else max(known)
+                return None
+            return None if x is None or y is None else (max(x, y) if upper else min(x, y))
+    return None
+
+
 def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.Stmt:
     """Check what runs once per workgroup (it must be uniform: lets, shared allocations and
     GPU thread nests) and give each thread loop its constant extent, found by substituting the
@@ -76,10 +164,18 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
             chain = thread_nest(s)
             if len(chain) > 3:
                 raise ScheduleError("a GPU kernel has at most 3 thread dimensions")
-            extents = []
+            extents, guards = [], []
             for loop in chain:
-                extent = ops.as_const(simplify_expr(substitute(loop.extent, lets)))
+                exact = simplify_expr(substitute(loop.extent, lets))
+                extent = ops.as_const(exact)
                 if extent is None:
+                    # A footprint that varies between blocks (tiles shifted inwards at an
+                    # edge): as many threads as it can need, the extra ones idle.
+                    extent = const_bound(exact, upper=True)
+                    if extent is not None:
+                        guards.append(ir.LT(ir.Variable(I32, loop.name),
+                                            ops.add(loop.min, loop.extent)))
+                if extent is None or extent < 1:
                     raise ScheduleError(
                         f"GPU thread loop {loop.name} has extent {to_string(loop.extent)}, "
                         "which is not a constant; thread loops need one (gpu_tile with a "
@@ -99,6 +195,11 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                 if isinstance(n, st.For) and n.for_type is ForType.Parallel:
                     raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
             body = chain[-1].body
+            if guards:
+                cond = guards[0]
+                for g in guards[1:]:
+                    cond = ir.And(cond, g)
+                body = st.IfThenElse(cond, body)
             for loop, extent in zip(reversed(chain), reversed(extents)):
                 body = st.For(loop.name, loop.min, ops.const(extent), loop.for_type, body,
                               loop.device_api)
@@ -140,6 +241,8 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     for a in walk(s):
         if isinstance(a, st.Allocate):
             size = ops.as_const(a.size)
+            if size is None:  # a footprint that varies between blocks: its largest
+                size = const_bound(a.size, upper=True)
             if size is None:
                 raise ScheduleError(f"Func {a.name} is stored in GPU shared memory, which needs "
                                     f"a constant size, but it needs {to_string(a.size)} elements; "
@@ -291,5 +394,3 @@ def _after_checks(s: st.Stmt, head, tail) -> st.Stmt:
         i += 1
     return st.block(*stmts[:i], *head, *stmts[i:], *tail)
 
-
-I32 = Int(32)
