@@ -20,6 +20,7 @@ from webhal.lang.function import Function
 from webhal.passes import (
     add_buffer_checks,
     bounds_inference,
+    find_intrinsics,
     lower_intrinsics,
     offload_gpu_loops,
     partition_loops,
@@ -44,6 +45,7 @@ PASSES = [
     ("unroll", unroll.run),
     ("vectorize", vectorize.run),
     ("simplify", simplify.run),
+    ("find intrinsics", find_intrinsics.run),
     ("offload GPU loops", offload_gpu_loops.run),
 ]
 

@@ -8,6 +8,7 @@ import math
 
 from llvmlite import ir as ll
 
+from webhal.codegen.llvm import simd_idioms
 from webhal.codegen.llvm.types import I1, I8, I32, PTR, llvm_type, memory_type, scalar
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -47,6 +48,7 @@ class ExprCodegen:
 
     module: ll.Module
     builder: ll.IRBuilder
+    wasm_simd128 = False  # whether wasm SIMD intrinsics may be called (build_module sets it)
 
     def __init__(self):
         self.symbols: dict[str, ll.Value] = {}
@@ -395,6 +397,8 @@ class ExprCodegen:
                 if e.name == "is_inf":
                     return b.fcmp_ordered("==", fabs, inf)
                 return b.fcmp_ordered("<", fabs, inf)
+            case name if name in simd_idioms.IDIOMS:
+                return simd_idioms.emit(self, e, args)
         raise CompileError(f"LLVM codegen has no rule for intrinsic {e.name}")
 
     def shift(self, e, args) -> ll.Value:
