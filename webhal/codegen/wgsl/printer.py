@@ -13,7 +13,7 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
-from webhal.ir.types import Float, Type
+from webhal.ir.types import Float, Type, UInt
 from webhal.ir.visitor import children, rebuild
 from webhal.lang.schedule import ForType
 
@@ -194,8 +194,19 @@ class KernelPrinter:
             case ir.Cast():
                 return self.cast(e.value.type, self.expr(e.value), e.type)
             case ir.Reinterpret():
+                src = e.value.type
                 if e.type.bits != 32:
-                    raise CompileError("WGSL: reinterpret of sub-word types is not supported")
+                    value = self.expr(e.value)
+                    if e.type.is_float():  # 16 bits of an int as a float16
+                        word = value if src.is_uint() else f"(bitcast<u32>({value}) & 65535u)"
+                        return f"f16(unpack2x16float({word}).x)"
+                    if src.is_float():  # a float16's bits (exact through f32)
+                        value = f"(pack2x16float(vec2<f32>(f32({value}), 0.0f)) & 65535u)"
+                        src = UInt(16)
+                    # Same 8 or 16 bits: re-extend them (signed) or mask them (unsigned).
+                    if wgsl_type(src) != wgsl_type(e.type):
+                        value = f"bitcast<{wgsl_type(e.type)}>({value})"
+                    return wrap(value, e.type)
                 return f"bitcast<{wgsl_type(e.type)}>({self.expr(e.value)})"
             case ir.Load():
                 return self.load(e.name, self.expr(e.index))
@@ -343,11 +354,21 @@ class KernelPrinter:
                     return f"bitcast<u32>(abs({args[0]}))"
                 return f"abs({args[0]})" if src.is_float() else args[0]
             case "popcount" | "count_leading_zeros" | "count_trailing_zeros":
-                if e.type.bits != 32:
-                    raise CompileError(f"WGSL: {name} of {e.type} is not supported")
                 fn = {"popcount": "countOneBits", "count_leading_zeros": "countLeadingZeros",
                       "count_trailing_zeros": "countTrailingZeros"}[name]
-                return f"{fn}({args[0]})"
+                bits = e.type.bits
+                if bits == 32:
+                    return f"{fn}({args[0]})"
+                # 8/16-bit values: count in their own bits (signed ones are kept
+                # sign-extended in 32), the result in the value's register type.
+                word = f"({args[0]} & {(1 << bits) - 1}u)" if e.type.is_uint() else \
+                    f"(bitcast<u32>({args[0]}) & {(1 << bits) - 1}u)"
+                count = f"{fn}({word})"
+                if name == "count_leading_zeros":
+                    count = f"({count} - {32 - bits}u)"
+                elif name == "count_trailing_zeros":
+                    count = f"min({count}, {bits}u)"
+                return count if e.type.is_uint() else f"i32({count})"
             case "likely":
                 return args[0]
             case "is_nan" | "is_inf" | "is_finite":
