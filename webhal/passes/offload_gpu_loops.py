@@ -46,6 +46,7 @@ class Kernel:
     scalars: list[tuple[str, Type]] = field(default_factory=list)
     buffers: dict[str, tuple[Type, bool, bool]] = field(default_factory=dict)  # reads, writes
     shared: dict[str, tuple[Type, int]] = field(default_factory=dict)  # workgroup memory
+    local: dict[str, tuple[Type, int]] = field(default_factory=dict)  # each invocation's own
 
     def workgroup_size(self) -> tuple[int, int, int]:
         return self.workgroup
@@ -188,10 +189,6 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                     raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU "
                                         "loops around it; put GPU block loops outermost, then "
                                         "thread loops, with nothing between them")
-                if isinstance(n, st.Allocate):
-                    raise ScheduleError(f"Func {n.name} is computed inside GPU thread loops; "
-                                        "compute it at a GPU block loop (shared memory) or at "
-                                        "root")
                 if isinstance(n, st.For) and n.for_type is ForType.Parallel:
                     raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
             body = chain[-1].body
@@ -226,6 +223,36 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                         "must be in GPU thread loops")
 
 
+def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
+                 kernel: Kernel) -> None:
+    """Funcs computed at a GPU block loop live in workgroup memory (`shared`); those computed
+    inside GPU thread loops in each invocation's own array (`local`). Either needs a constant
+    size, or a constant bound of a size that varies (tiles shifted inwards)."""
+    match s:
+        case st.LetStmt():
+            _allocations(s.body, {**lets, s.name: substitute(s.value, lets)}, in_threads,
+                         kernel)
+            return
+        case st.For() if s.for_type is ForType.GPUThread:
+            in_threads = True
+        case st.Allocate():
+            exact = simplify_expr(substitute(s.size, lets))
+            size = ops.as_const(exact)
+            if size is None:
+                size = const_bound(exact, upper=True)
+            where = "inside GPU thread loops" if in_threads else "in GPU shared memory"
+            if size is None:
+                raise ScheduleError(f"Func {s.name} is stored {where}, which needs a constant "
+                                    f"size, but it needs {to_string(s.size)} elements; give the "
+                                    "Funcs involved constant tile sizes or bound()s")
+            if s.type.bits == 64:
+                raise ScheduleError(f"Func {s.name} has a 64-bit type; WebGPU has none")
+            (kernel.local if in_threads else kernel.shared)[s.name] = (s.type, size)
+    for k in children(s):
+        if isinstance(k, st.Stmt):
+            _allocations(k, lets, in_threads, kernel)
+
+
 def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     blocks = []
     s: st.Stmt = loop
@@ -238,27 +265,17 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     sizes = [1, 1, 1]
     s = _block_level(s, sizes, {})
     kernel = Kernel(name, list(reversed(blocks)), s, tuple(sizes))
-    for a in walk(s):
-        if isinstance(a, st.Allocate):
-            size = ops.as_const(a.size)
-            if size is None:  # a footprint that varies between blocks: its largest
-                size = const_bound(a.size, upper=True)
-            if size is None:
-                raise ScheduleError(f"Func {a.name} is stored in GPU shared memory, which needs "
-                                    f"a constant size, but it needs {to_string(a.size)} elements; "
-                                    "give the Funcs involved constant tile sizes or bound()s")
-            if a.type.bits == 64:
-                raise ScheduleError(f"Func {a.name} has a 64-bit type; WebGPU has none")
-            kernel.shared[a.name] = (a.type, size)
+    _allocations(s, {}, False, kernel)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
+    memory = kernel.shared.keys() | kernel.local.keys()
     for n in walk(st.block(*(st.Evaluate(g.min) for g in blocks), s)):
         if isinstance(n, ir.Variable) and n.name not in inside:
             scalars.setdefault(n.name, n.type)
-        elif isinstance(n, ir.Load) and n.name not in kernel.shared:
+        elif isinstance(n, ir.Load) and n.name not in memory:
             t, r, w = kernel.buffers.get(n.name, (n.type.element_of(), False, False))
             kernel.buffers[n.name] = (t, True, w)
-        elif isinstance(n, st.Store) and n.name not in kernel.shared:
+        elif isinstance(n, st.Store) and n.name not in memory:
             t, r, w = kernel.buffers.get(n.name, (n.value.type.element_of(), False, False))
             kernel.buffers[n.name] = (t, r, True)
     for bname, (t, _, _) in kernel.buffers.items():

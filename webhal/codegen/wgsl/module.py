@@ -89,7 +89,13 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
             # Workgroup memory keeps one element per 32-bit word: no packing, no atomics.
             parts.append(f"var<workgroup> {var}: array<{wgsl_type(t)}, {size}>;")
             kernel_bindings[name] = Binding(var, t, shared=True)
-        printer = KernelPrinter(kernel_bindings, scalar_names, k.workgroup)
+        local = {}
+        for i, (name, (t, size)) in enumerate(sorted(k.local.items())):
+            # Declared where the Func is computed, in function scope: no packing either.
+            var = f"local_{i}"
+            kernel_bindings[name] = Binding(var, t, shared=True)
+            local[name] = f"var {var}: array<{wgsl_type(t)}, {size}>;"
+        printer = KernelPrinter(kernel_bindings, scalar_names, k.workgroup, local)
         body: list[str] = []
         for axis, g in zip(_AXES, k.blocks):
             name = printer.fresh(g.name)

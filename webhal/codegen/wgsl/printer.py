@@ -137,8 +137,10 @@ class KernelPrinter:
     emitted before the statement that uses them."""
 
     def __init__(self, buffers: dict[str, Binding], scalar_names: dict[str, str],
-                 workgroup: tuple[int, int, int] = (1, 1, 1)):
+                 workgroup: tuple[int, int, int] = (1, 1, 1),
+                 local: dict[str, str] | None = None):
         self.buffers = buffers
+        self.local = local or {}  # allocation name -> its function-scope declaration
         self.workgroup = workgroup
         self.scalars = scalar_names   # IR name -> WGSL expression of the value
         self.locals: dict[str, str | list[str]] = {}
@@ -494,7 +496,9 @@ class KernelPrinter:
                 self.emit("}", depth)
             case st.For() if s.for_type is ForType.GPUThread:
                 self.thread_nest(s, depth)
-            case st.Allocate():  # workgroup memory, declared at module scope
+            case st.Allocate():  # workgroup memory is declared at module scope
+                if s.name in self.local:
+                    self.emit(self.local[s.name], depth)
                 self.stmt(s.body, depth)
             case st.For():
                 lo, extent = self.expr(s.min), self.expr(s.extent)
