@@ -263,9 +263,18 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
         raise ScheduleError("a GPU kernel has at most 3 block dimensions")
     name = f"kernel_{index}_{loop.name.split('.')[0]}"
     sizes = [1, 1, 1]
-    s = _block_level(s, sizes, {})
+    threads = any(isinstance(n, st.For) and n.for_type is ForType.GPUThread for n in walk(s))
+    if threads:
+        s = _block_level(s, sizes, {})
+    else:  # gpu_blocks alone: one invocation per workgroup runs the body as it is
+        for n in walk(s):
+            if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
+                raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU block "
+                                    "loops around it; put GPU block loops outermost")
+            if isinstance(n, st.For) and n.for_type is ForType.Parallel:
+                raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
     kernel = Kernel(name, list(reversed(blocks)), s, tuple(sizes))
-    _allocations(s, {}, False, kernel)
+    _allocations(s, {}, not threads, kernel)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
     memory = kernel.shared.keys() | kernel.local.keys()
