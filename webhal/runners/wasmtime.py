@@ -45,14 +45,14 @@ def _math(fn):
 
 
 def link_standalone(obj: bytes, name: str, target) -> bytes:
-    """A wasm module exporting the pipeline, its memory, function table and heap base."""
+    """A wasm module exporting the pipeline, its memory and heap base."""
     ld = find_wasm_ld()
     with tempfile.TemporaryDirectory(prefix="webhal-ld-") as tmp:
         o, out = os.path.join(tmp, f"{name}.o"), os.path.join(tmp, f"{name}.wasm")
         with open(o, "wb") as f:
             f.write(obj)
         cmd = [ld.path, "--no-entry", f"--export={name}", "--export=__heap_base",
-               "--export-table", "--allow-undefined", "-z", "stack-size=1048576",
+               "--allow-undefined", "-z", "stack-size=1048576",
                "--initial-memory=4194304", "-o", out, o]
         if target.has_feature("wasm_threads"):
             cmd[1:1] = ["--shared-memory", "--max-memory=2147483648",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from webhal.codegen.llvm.expressions import ExprCodegen
-from webhal.codegen.llvm.types import I32, PTR, llvm_type, memory_type
+from webhal.codegen.llvm.types import I32, PTR, memory_type
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -220,6 +220,3 @@ class StmtCodegen(ExprCodegen):
          self.user_context) = saved
         return fn
 
-
-def value_type(t) -> ll.Type:
-    return llvm_type(t)
