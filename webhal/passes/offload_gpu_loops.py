@@ -9,6 +9,7 @@ Applies only when the target has a GPU feature; otherwise GPU loops run as seria
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from webhal.errors import ScheduleError
@@ -70,90 +71,136 @@ def thread_nest(loop: st.For) -> list[st.For]:
     return chain
 
 
-def _summands(e: ir.Expr, sign: int, out: list) -> None:
-    if isinstance(e, ir.Add):
-        _summands(e.a, sign, out)
-        _summands(e.b, sign, out)
-    elif isinstance(e, ir.Sub):
-        _summands(e.a, sign, out)
-        _summands(e.b, -sign, out)
-    else:
-        out.append((sign, e))
+def _linear(e: ir.Expr, k: int, terms: dict, const: list) -> None:
+    """Add k * e to the linear form `terms` (atom -> coefficient) + const[0]."""
+    c = ops.as_const(e)
+    if isinstance(c, int):
+        const[0] += k * c
+        return
+    match e:
+        case ir.Add():
+            _linear(e.a, k, terms, const)
+            _linear(e.b, k, terms, const)
+            return
+        case ir.Sub():
+            _linear(e.a, k, terms, const)
+            _linear(e.b, -k, terms, const)
+            return
+        case ir.Mul():
+            ka, kb = ops.as_const(e.a), ops.as_const(e.b)
+            if isinstance(kb, int):
+                _linear(e.a, k * kb, terms, const)
+                return
+            if isinstance(ka, int):
+                _linear(e.b, k * ka, terms, const)
+                return
+    terms[e] = terms.get(e, 0) + k
 
 
-def _cancel(e: ir.Sub) -> ir.Expr | None:
-    """a - b without the summands a and b share, or None when they share none."""
-    terms: list = []
-    _summands(e, 1, terms)
-    kept = list(terms)
-    for sign, t in terms:
-        if (sign, t) in kept and (-sign, t) in kept:
-            kept.remove((sign, t))
-            kept.remove((-sign, t))
-    if len(kept) == len(terms):
-        return None
-    def total(ts):
-        out = ts[0] if ts else ops.const(0)
-        for t in ts[1:]:
-            out = ir.Add(out, t)
-        return out
-    plus = total([t for sign, t in kept if sign > 0])
-    minus = [t for sign, t in kept if sign < 0]
-    return ir.Sub(plus, total(minus)) if minus else plus
+def _from_linear(terms: dict, const: int) -> ir.Expr:
+    e = ops.const(const)
+    for t in sorted((t for t, k in terms.items() if k), key=to_string):
+        e = ir.Add(e, ir.Mul(t, ops.const(terms[t])))
+    return e
 
 
+def _replaced(terms: dict, const: int, *changes) -> ir.Expr:
+    """The linear form with each (atom, by, k) change: k * atom taken out, k * by put in."""
+    new, c = dict(terms), [const]
+    for atom, by, k in changes:
+        new[atom] -= k
+        _linear(by, k, new, c)
+    return _from_linear(new, c[0])
+
+
+@functools.lru_cache(maxsize=4096)
 def const_bound(e: ir.Expr, upper: bool) -> int | None:
     """A constant bound of the int32 expression e from above (upper) or below, or None.
 
-    Interval reasoning, plus what the simplifier does not see in the extents of tiles shifted
-    inwards: summands common to both sides of a difference cancel, and min(p1, p2) -
-    min(q1, q2) lies between the smaller and the larger of p1 - q1 and p2 - q2 (so does the
-    difference of two maxes)."""
+    e is taken as a linear form over atoms (common atoms cancel) and bounded with what the
+    simplifier does not see in the extents of tiles shifted inwards or guarded: a min with a
+    positive coefficient is at most either of its arms (so is the negative of a max; mirrored
+    for lower bounds), and min(p1, p2) - min(q1, q2) lies between the smaller and the larger of
+    the p_i - q_j over a pairing of the arms (so does the difference of two maxes)."""
     c = ops.as_const(simplify_expr(e))
     if c is not None:
         return int(c)
+    raw: dict = {}
+    const = [0]
+    _linear(e, 1, raw, const)
+    terms = {t: k for t, k in raw.items() if k}
+    if not terms:
+        return const[0]
+    found: list = []
+    for t, k in terms.items():
+        if isinstance(t, ir.Min | ir.Max) and isinstance(t, ir.Min) == ((k > 0) == upper):
+            found += [const_bound(_replaced(terms, const[0], (t, arm, k)), upper)
+                      for arm in (t.a, t.b)]
+    for t1, k1 in terms.items():
+        for t2, k2 in terms.items():
+            if k1 > 0 and k2 == -k1 and isinstance(t1, ir.Min | ir.Max) and \
+                    type(t1) is type(t2):
+                for pairing in (((t1.a, t2.a), (t1.b, t2.b)), ((t1.a, t2.b), (t1.b, t2.a))):
+                    values = [const_bound(_replaced(terms, const[0], (t1, p, k1), (t2, q, k2)),
+                                          upper) for p, q in pairing]
+                    if None not in values:
+                        found.append(max(values) if upper else min(values))
+    total = const[0]
+    for t, k in terms.items():
+        b = _atom_bound(t, upper == (k > 0))
+        if b is None:
+            break
+        total += k * b
+    else:
+        found.append(total)
+    found = [v for v in found if v is not None]
+    return (min(found) if upper else max(found)) if found else None
 
-    def both(a, b, combine):
-        x, y = const_bound(a, upper), const_bound(b, upper)
-        return None if x is None or y is None else combine(x, y)
 
-    match e:
-        case ir.Add():
-            return both(e.a, e.b, lambda x, y: x + y)
-        case ir.Sub():
-            if isinstance(e.a, ir.Min | ir.Max) and type(e.a) is type(e.b):
-                pair = [const_bound(ir.Sub(e.a.a, e.b.a), upper),
-                        const_bound(ir.Sub(e.a.b, e.b.b), upper)]
-                if None not in pair:
-                    return max(pair) if upper else min(pair)
-            cancelled = _cancel(e)
-            if cancelled is not None:
-                return const_bound(cancelled, upper)
-            x, y = const_bound(e.a, upper), const_bound(e.b, not upper)
-            return None if x is None or y is None else x - y
-        case ir.Mul():
-            for a, b in ((e.a, e.b), (e.b, e.a)):
-                k = ops.as_const(b)
-                if isinstance(k, int):
-                    v = const_bound(a, upper if k >= 0 else not upper)
-                    return None if v is None else v * k
-            lows = [const_bound(e.a, False), const_bound(e.b, False)]
-            if None not in lows and min(lows) >= 0:
-                return both(e.a, e.b, lambda x, y: x * y) if upper else lows[0] * lows[1]
-        case ir.Div():
-            k = ops.as_const(e.b)
-            if isinstance(k, int) and k > 0:  # rounds down: monotonic in e.a
-                v = const_bound(e.a, upper)
-                return None if v is None else v // k
+def _atom_bound(t: ir.Expr, upper: bool) -> int | None:
+    """A constant bound of a term that is not linear."""
+    match t:
         case ir.Min() | ir.Max():
-            x, y = const_bound(e.a, upper), const_bound(e.b, upper)
-            if upper == isinstance(e, ir.Min):  # the upper bound of a min: either side's
+            x, y = const_bound(t.a, upper), const_bound(t.b, upper)
+            if upper == isinstance(t, ir.Min):  # the upper bound of a min: either side's
                 known = [v for v in (x, y) if v is not None]
-                if known:
-                    return min(known) if upper else max(known)
-                return None
+                return (min(known) if upper else max(known)) if known else None
             return None if x is None or y is None else (max(x, y) if upper else min(x, y))
+        case ir.Div():
+            k = ops.as_const(t.b)
+            if isinstance(k, int) and k > 0:  # rounds down: monotonic in t.a
+                v = const_bound(t.a, upper)
+                return None if v is None else v // k
+        case ir.Mul():
+            lows = [const_bound(t.a, False), const_bound(t.b, False)]
+            if None not in lows and min(lows) >= 0:
+                if not upper:
+                    return lows[0] * lows[1]
+                highs = [const_bound(t.a, True), const_bound(t.b, True)]
+                return None if None in highs else highs[0] * highs[1]
     return None
+
+
+def _size_bound(size: ir.Expr) -> int | None:
+    """A constant bound of an allocation's size, a product of extents: a factor that may be
+    zero or negative (a footprint entirely beyond a guarded edge) means nothing is stored, so
+    each factor counts for at least 0 and at most its upper bound."""
+    factors: list[ir.Expr] = []
+
+    def split(f):
+        if isinstance(f, ir.Mul):
+            split(f.a)
+            split(f.b)
+        else:
+            factors.append(f)
+    split(size)
+    total = 1
+    for f in factors:
+        bound = const_bound(f, upper=True)
+        if bound is None:
+            return None
+        total *= max(bound, 0)
+    return max(total, 1)
 
 
 def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.Stmt:
@@ -239,7 +286,7 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
             exact = simplify_expr(substitute(s.size, lets))
             size = ops.as_const(exact)
             if size is None:
-                size = const_bound(exact, upper=True)
+                size = _size_bound(exact)
             where = "inside GPU thread loops" if in_threads else "in GPU shared memory"
             if size is None:
                 raise ScheduleError(f"Func {s.name} is stored {where}, which needs a constant "
