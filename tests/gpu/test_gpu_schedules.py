@@ -13,8 +13,12 @@ compiled to, so that a schedule that quietly stayed on the CPU fails.
 
 from __future__ import annotations
 
+import os
+
+import hypothesis.strategies as hst
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import webhal as hl
 from webhal.jit import compile_jit
@@ -1057,3 +1061,154 @@ def test_rvar_as_gpu_loop_is_reported(target, wgpu_adapter):
     with pytest.raises(hl.ScheduleError):
         f.update(0).gpu_blocks(r.x)
         f.realize([W], target)
+
+
+# -- random pipelines under random GPU schedules -------------------------------------------------
+
+RANDOM_SIZE = (19, 13)
+RANDOM_TYPES = {"uint8": hl.UInt(8), "int16": hl.Int(16), "int32": hl.Int(32),
+                "float32": hl.Float(32)}
+RANDOM_EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
+RANDOM_EXPLORE = os.environ.get("HYPOTHESIS_EXPLORE", "") not in ("", "0")
+
+
+def _photos():
+    rng = np.random.default_rng(67)
+    return [hl.BoundaryConditions.repeat_edge(
+        hl.Buffer(rng.integers(0, 256, (16, 24), dtype=np.uint8), f"photo{i}")) for i in range(2)]
+
+
+@hst.composite
+def _expressions(draw, t: hl.Type, sources: list, depth: int = 3):
+    """An Expr of type t over `sources`, x, y and constants. Float divisors stay away from 0:
+    WGSL lets drivers assume no infinities or NaNs arise (lavapipe folds 0 * x to 0)."""
+    def leaf():
+        kind = draw(hst.sampled_from(["source", "source", "coordinate", "constant"]))
+        if kind == "source":
+            src = draw(hst.sampled_from(sources))
+            return hl.cast(t, src[x + draw(hst.integers(-2, 2)), y + draw(hst.integers(-2, 2))])
+        if kind == "coordinate":
+            return hl.cast(t, draw(hst.sampled_from([x, y, x - y, x * y])))
+        if t.is_float():
+            return hl.cast(t, draw(hst.sampled_from([0.0, 0.5, -1.25, 3.0, 100.0])))
+        return hl.cast(t, draw(hst.integers(-3, 40)))
+
+    if depth == 0 or draw(hst.integers(0, 3)) == 0:
+        return leaf()
+    a = draw(_expressions(t, sources, depth - 1))
+    b = draw(_expressions(t, sources, depth - 1))
+    op = draw(hst.sampled_from(["+", "-", "*", "/", "%", "min", "max", "select", "absd",
+                                "clamp", "cast"]))
+    if t.is_float() and op in ("/", "%"):
+        b = hl.abs(b) + hl.cast(t, 1.0)
+    match op:
+        case "+":
+            return a + b
+        case "-":
+            return a - b
+        case "*":
+            return a * b
+        case "/":
+            return a / b
+        case "%":
+            return a % b
+        case "min":
+            return hl.min(a, b)
+        case "max":
+            return hl.max(a, b)
+        case "select":
+            return hl.select(a < b, draw(_expressions(t, sources, depth - 1)), a)
+        case "absd":
+            return hl.cast(t, hl.absd(a, b))
+        case "clamp":
+            return hl.clamp(a, hl.cast(t, 0), hl.cast(t, 50))
+    other = draw(hst.sampled_from(list(RANDOM_TYPES.values())))
+    return hl.cast(t, hl.cast(other, a) + hl.cast(other, b))
+
+
+@hst.composite
+def _gpu_schedule(draw, f, is_update: bool = False) -> str:
+    """gpu_tile (perhaps over vectors of 2 or 4), 1-D thread loops in 2-D blocks, or blocks
+    alone, with any tail strategy that the stage allows."""
+    tails = [hl.TailStrategy.Auto, hl.TailStrategy.GuardWithIf]
+    if not is_update:
+        tails.append(hl.TailStrategy.ShiftInwards)
+    tail = draw(hst.sampled_from(tails))
+    kind = draw(hst.sampled_from(["tile", "tile", "tile_vec", "threads_1d", "blocks_only"]))
+    tx, ty = draw(hst.integers(1, 8)), draw(hst.integers(1, 8))
+    if kind == "tile":
+        f.gpu_tile(x, y, xo, yo, xi, yi, tx, ty, tail)
+    elif kind == "tile_vec":  # at most 16 columns a tile: shifted tiles stay inside
+        f.split(x, x, xv, draw(hst.sampled_from([2, 4])), tail).vectorize(xv)
+        f.gpu_tile(x, y, xo, yo, xi, yi, min(tx, 4), ty, tail)
+    elif kind == "threads_1d":
+        f.split(x, xo, xi, tx, tail).reorder(xi, xo, y).gpu_blocks(xo, y).gpu_threads(xi)
+    else:
+        f.gpu_blocks(x, y)
+    return kind
+
+
+@hst.composite
+def _random_pipelines(draw, type_names: list[str]):
+    t = RANDOM_TYPES[draw(hst.sampled_from(type_names))]
+    photos = _photos()
+    funcs: list[hl.Func] = []
+    updated = set()
+    for i in range(draw(hst.integers(2, 3))):
+        f = hl.Func(f"stage{i}")
+        sources = [*photos, *funcs[-1:]]
+        f[x, y] = draw(_expressions(t, sources))
+        kind = draw(hst.sampled_from(["none", "none", "pure", "rdom"]))
+        if kind == "pure":
+            f[x, y] = f[x, y] * hl.cast(t, 3) - draw(_expressions(t, sources, 2))
+        elif kind == "rdom":
+            r = hl.RDom([(-1, 3)], "r")
+            f[x, y] = f[x, y] + hl.cast(t, draw(hst.sampled_from(sources))[x + r.x, y - r.x])
+        if kind != "none":
+            updated.add(f.name())
+        funcs.append(f)
+    out = funcs[-1]
+    kinds = {out.name(): draw(_gpu_schedule(out))}
+    if out.name() in updated and draw(hst.booleans()):
+        draw(_gpu_schedule(out.update(0), is_update=True))
+    for producer, consumer in zip(reversed(funcs[:-1]), reversed(funcs[1:])):
+        where = ["root_gpu", "root_cpu"]
+        if producer.name() not in updated:
+            where.append("inline")
+        if consumer.name() not in updated and kinds.get(consumer.name()) in ("tile", "tile_vec"):
+            where += ["shared", "local"]
+        kind = draw(hst.sampled_from(where))
+        if kind == "root_gpu":
+            producer.compute_root()
+            kind = draw(_gpu_schedule(producer))
+            if producer.name() in updated and draw(hst.booleans()):
+                draw(_gpu_schedule(producer.update(0), is_update=True))
+        elif kind == "root_cpu":
+            producer.compute_root().vectorize(x, 4)
+        elif kind == "shared":
+            producer.compute_at(consumer, xo).gpu_threads(x, y)
+            if producer.name() in updated:
+                producer.update(0).gpu_threads(x, y)
+        elif kind == "local":
+            producer.compute_at(consumer, xi)
+        kinds[producer.name()] = kind
+    return hl.Pipeline(out), t, kinds
+
+
+@pytest.mark.parametrize("type_names", [["uint8", "int16", "int32"], ["float32"]],
+                         ids=["integers", "float32"])
+def test_random_pipelines(target, type_names, wgpu_adapter):
+    """Chains of two or three random Funcs (updates too), each on the GPU at root, on the CPU
+    at root, inline, in workgroup memory or in each invocation's memory, under random GPU
+    schedules. Derandomized and few (HYPOTHESIS_EXAMPLES=n for more, HYPOTHESIS_EXPLORE=1 for
+    new ones)."""
+    @settings(max_examples=RANDOM_EXAMPLES, deadline=None, derandomize=not RANDOM_EXPLORE,
+              database=None, suppress_health_check=list(HealthCheck))
+    @given(hst.data())
+    def run(data):
+        pipeline, t, kinds = data.draw(_random_pipelines(type_names))
+        want = _realize(pipeline, RANDOM_SIZE, "reference", None)[0]
+        got = _realize(pipeline, RANDOM_SIZE, target, None)[0]
+        _assert_same(got, want, 1e-5, 1e-6, f"{t} pipeline {kinds} on {target}")
+
+    run()
