@@ -80,8 +80,9 @@ def wrap(text: str, t: Type) -> str:
         return text
     if t.is_uint():
         return f"({text} & {(1 << t.bits) - 1}u)"
-    shift = 32 - t.bits
-    return f"(({text} << {shift}u) >> {shift}u)"
+    # extractBits sign-extends; shifting left and back would overflow in WGSL's evaluation
+    # of constant expressions (a shader-creation error) when text is a constant.
+    return f"extractBits({text}, 0u, {t.bits}u)"
 
 
 def identifier(name: str) -> str:
@@ -338,12 +339,25 @@ class KernelPrinter:
             case "shift_left" | "shift_right":
                 op = "<<" if name == "shift_left" else ">>"
                 back = ">>" if op == "<<" else "<<"
-                amount = e.args[1].value if isinstance(e.args[1], ir.IntImm) else None
+                amount = e.args[1].value if isinstance(e.args[1], ir.IntImm | ir.UIntImm) \
+                    else None
                 if amount is not None:
                     # A constant amount picks its direction now: WGSL rejects a constant
-                    # shift by u32(-k), even in the select arm that is not taken.
-                    op = op if amount >= 0 else back
-                    text = f"({args[0]} {op} {abs(amount)}u)"
+                    # shift by u32(-k), even in the select arm that is not taken, or by 32 or
+                    # more, and a constant shifted left past its top bit.
+                    op, k = (op if amount >= 0 else back), abs(amount)
+                    reg = wgsl_type(e.type.element_of())
+                    if k >= 32:  # (undefined in Halide) all bits shifted out
+                        if op == ">>" and reg == "i32":
+                            text = f"({args[0]} >> 31u)"
+                        else:
+                            text = "0u" if reg == "u32" else "0i"
+                    elif op == "<<" and _is_constant(e.args[0]):
+                        word = args[0] if reg == "u32" else f"bitcast<u32>({args[0]})"
+                        text = f"(({word} & {0xFFFFFFFF >> k}u) << {k}u)"
+                        text = text if reg == "u32" else f"bitcast<i32>({text})"
+                    else:
+                        text = f"({args[0]} {op} {k}u)"
                 elif e.args[1].type.is_int():
                     text = (f"select({args[0]} {op} u32({args[1]}), {args[0]} {back} "
                             f"u32(-{args[1]}), {args[1]} < 0i)")
@@ -518,6 +532,12 @@ class KernelPrinter:
             case _:
                 raise CompileError(f"WGSL codegen cannot handle statement {type(s).__name__} "
                                    "inside a kernel")
+
+
+def _is_constant(e: ir.Expr) -> bool:
+    """Whether e reads no variable and no memory (WGSL evaluates it when creating the shader)."""
+    from webhal.ir.visitor import walk
+    return not any(isinstance(n, ir.Variable | ir.Load) for n in walk(e))
 
 
 def _has_threads(s: st.Stmt) -> bool:
