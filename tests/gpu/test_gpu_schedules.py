@@ -187,6 +187,21 @@ def test_bit_counts_and_reinterpret(target, name, wgpu_adapter):
     check(hl.Pipeline(funcs), [W, H], target, kernels=len(funcs))
 
 
+def test_constants_shifted_past_their_top_bit(target, wgpu_adapter):
+    """Shifts of constants that wrap (WGSL rejects such constant expressions unless webhal
+    masks them first), constant narrow values sign-extended, in every integer type."""
+    funcs = []
+    for name, dt in INT_TYPES.items():
+        t = hl_type(dt)
+        big = 255 if t.is_uint() else -100
+        f = hl.Func(f"const_shifts_{name}")
+        f[x, y] = hl.cast(t, x) + (hl.cast(t, big) << hl.cast(t, t.bits - 1)) + \
+            (hl.cast(t, big) >> hl.cast(t, 3)) + (hl.cast(t, 16) << hl.cast(t, min(t.bits, 30) - 2))
+        gpu_2d(f, 8, 4)
+        funcs.append(f)
+    check(hl.Pipeline(funcs), [W, H], target, kernels=len(funcs))
+
+
 # -- division and modulo ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(INT_TYPES))
@@ -1066,7 +1081,8 @@ def test_rvar_as_gpu_loop_is_reported(target, wgpu_adapter):
 # -- random pipelines under random GPU schedules -------------------------------------------------
 
 RANDOM_SIZE = (19, 13)
-RANDOM_TYPES = {"uint8": hl.UInt(8), "int16": hl.Int(16), "int32": hl.Int(32),
+RANDOM_TYPES = {"uint8": hl.UInt(8), "int8": hl.Int(8), "uint16": hl.UInt(16),
+                "int16": hl.Int(16), "uint32": hl.UInt(32), "int32": hl.Int(32),
                 "float32": hl.Float(32)}
 RANDOM_EXAMPLES = int(os.environ.get("HYPOTHESIS_EXAMPLES", "6"))
 RANDOM_EXPLORE = os.environ.get("HYPOTHESIS_EXPLORE", "") not in ("", "0")
@@ -1097,11 +1113,26 @@ def _expressions(draw, t: hl.Type, sources: list, depth: int = 3):
         return leaf()
     a = draw(_expressions(t, sources, depth - 1))
     b = draw(_expressions(t, sources, depth - 1))
-    op = draw(hst.sampled_from(["+", "-", "*", "/", "%", "min", "max", "select", "absd",
-                                "clamp", "cast"]))
+    ops_ = ["+", "-", "*", "/", "%", "min", "max", "select", "absd", "clamp", "cast", "sat"]
+    if not t.is_float():
+        ops_ += ["&", "|", "^", "<<", ">>"]
+    op = draw(hst.sampled_from(ops_))
     if t.is_float() and op in ("/", "%"):
         b = hl.abs(b) + hl.cast(t, 1.0)
     match op:
+        case "&":
+            return a & b
+        case "|":
+            return a | b
+        case "^":
+            return a ^ b
+        case "<<" | ">>":
+            amount = hl.cast(t, draw(hst.integers(0, t.bits - 1)))
+            return a << amount if op == "<<" else a >> amount
+        case "sat":  # through another type, saturating
+            other = draw(hst.sampled_from(list(RANDOM_TYPES.values())))
+            return hl.saturating_cast(t, hl.saturating_cast(other, a) + hl.saturating_cast(
+                other, b))
         case "+":
             return a + b
         case "-":
@@ -1195,8 +1226,8 @@ def _random_pipelines(draw, type_names: list[str]):
     return hl.Pipeline(out), t, kinds
 
 
-@pytest.mark.parametrize("type_names", [["uint8", "int16", "int32"], ["float32"]],
-                         ids=["integers", "float32"])
+@pytest.mark.parametrize("type_names", [["uint8", "int8", "uint16", "int16", "uint32", "int32"],
+                                        ["float32"]], ids=["integers", "float32"])
 def test_random_pipelines(target, type_names, wgpu_adapter):
     """Chains of two or three random Funcs (updates too), each on the GPU at root, on the CPU
     at root, inline, in workgroup memory or in each invocation's memory, under random GPU
