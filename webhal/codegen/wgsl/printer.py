@@ -339,8 +339,9 @@ class KernelPrinter:
             case "shift_left" | "shift_right":
                 op = "<<" if name == "shift_left" else ">>"
                 back = ">>" if op == "<<" else "<<"
+                # (A vector's lanes reach here as placeholders: read constants from the text.)
                 amount = e.args[1].value if isinstance(e.args[1], ir.IntImm | ir.UIntImm) \
-                    else None
+                    else _literal_int(args[1])
                 if amount is not None:
                     # A constant amount picks its direction now: WGSL rejects a constant
                     # shift by u32(-k), even in the select arm that is not taken, or by 32 or
@@ -352,7 +353,8 @@ class KernelPrinter:
                             text = f"({args[0]} >> 31u)"
                         else:
                             text = "0u" if reg == "u32" else "0i"
-                    elif op == "<<" and _is_constant(e.args[0]):
+                    elif op == "<<" and (_is_constant(e.args[0]) or
+                                         _literal_int(args[0]) is not None):
                         word = args[0] if reg == "u32" else f"bitcast<u32>({args[0]})"
                         text = f"(({word} & {0xFFFFFFFF >> k}u) << {k}u)"
                         text = text if reg == "u32" else f"bitcast<i32>({text})"
@@ -532,6 +534,12 @@ class KernelPrinter:
             case _:
                 raise CompileError(f"WGSL codegen cannot handle statement {type(s).__name__} "
                                    "inside a kernel")
+
+
+def _literal_int(text: str) -> int | None:
+    """The value of an integer literal as constant() prints it, else None."""
+    m = re.fullmatch(r"\(?(-?[0-9]+)[iu]?\)?", text)
+    return int(m.group(1)) if m else None
 
 
 def _is_constant(e: ir.Expr) -> bool:
