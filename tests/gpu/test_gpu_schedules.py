@@ -198,7 +198,11 @@ def test_constants_shifted_past_their_top_bit(target, wgpu_adapter):
         f[x, y] = hl.cast(t, x) + (hl.cast(t, big) << hl.cast(t, t.bits - 1)) + \
             (hl.cast(t, big) >> hl.cast(t, 3)) + (hl.cast(t, 16) << hl.cast(t, min(t.bits, 30) - 2))
         gpu_2d(f, 8, 4)
-        funcs.append(f)
+        v = hl.Func(f"vector_shifts_{name}")  # lanes of constant amounts, one by one
+        v[x, y] = (hl.cast(t, x * 37) << hl.cast(t, 1)) - (hl.cast(t, y * 1001) >> hl.cast(t, 2))
+        v.split(x, x, xv, 4).vectorize(xv)
+        gpu_2d(v, 4, 4)
+        funcs += [f, v]
     check(hl.Pipeline(funcs), [W, H], target, kernels=len(funcs))
 
 
