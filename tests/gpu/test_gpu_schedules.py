@@ -1,16 +1,18 @@
 """GPU schedules for the kinds of pipelines tests/correctness runs on the CPU: pointwise in every
 type WebGPU supports, division by negative and zero divisors, casts, the math and select
 functions, each boundary condition in a stencil, each tail strategy of gpu_tile, 1-D/2-D/3-D
-grids, shared memory, reductions and update stages on the GPU, mixed CPU/GPU chains, packed and
-atomic 8/16-bit stores with unaligned tails, and outputs that do not start at 0.
+grids and blocks without threads, Funcs in workgroup memory and in each invocation's own memory,
+reductions and update stages on the GPU, mixed CPU/GPU chains, packed and atomic 8/16-bit stores
+with unaligned tails, scalar Params of every type, outputs and inputs that do not start at 0,
+and random pipelines under random GPU schedules.
 
 Each pipeline runs on host-webgpu and wasm-32-wasmrt-webgpu (wgpu-py, lavapipe here) and is
 compared with the reference evaluator: integers exactly, floats within 1e-5 relative and 1e-6
-absolute, except the transcendental functions (WGSL leaves their precision to the driver:
-within 1e-4 relative, 1e-5 absolute). Each test also checks how many GPU kernels the pipeline
-compiled to, so that a schedule that quietly stayed on the CPU fails.
+absolute, except where WGSL leaves precision to the driver (stated at each test: the
+transcendental functions within WGSL's accuracy bounds, float16 within 1e-3). Each test also
+checks how many GPU kernels the pipeline compiled to, so that a schedule that quietly stayed on
+the CPU fails.
 """
-
 from __future__ import annotations
 
 import os
