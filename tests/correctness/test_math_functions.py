@@ -118,3 +118,31 @@ def test_special_values_vectorized(target):
         expected = [e.astype(np.float32) for e in expected]  # overflows to inf
     check(hl.Pipeline(list(funcs.values())), [len(special)], target, rtol=1e-5, atol=1e-37,
           expected=expected)
+
+
+def test_vectors_mixing_ordinary_and_special_lanes(target):
+    """exp/log/pow take a short path when every lane of a vector is ordinary and the complete
+    one otherwise: vectors with one special lane, lanes at the short path's limits (|x| near 87
+    for exp, y log x near 87 for pow), subnormals and negative bases must all be right."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.05, 4.0, 64).astype(np.float32)
+    b = rng.uniform(-3.0, 3.0, 64).astype(np.float32)
+    # vector 1 (lanes 8-15): one NaN; vector 3: a subnormal base; vector 5: a negative base
+    # with an integer exponent; vector 6: limits of exp's short path; vector 7: pow overflow.
+    a[11], a[26], a[41], b[41] = np.nan, 1e-40, -2.0, 3.0
+    a[48:56] = [86.9, -86.9, 87.0, -87.0, 87.1, -87.1, 88.5, -100.0]
+    b[48:56] = 1.0
+    a[56:64], b[56:64] = 1e10, [3.8, 3.85, 3.9, 4.0, -3.8, -3.9, -4.0, 4.5]
+    A, B = hl.Buffer(a, "a"), hl.Buffer(b, "b")
+    funcs = {name: hl.Func(name) for name in ("e", "l", "p")}
+    funcs["e"][x] = hl.exp(A[x])
+    funcs["l"][x] = hl.log(A[x])
+    funcs["p"][x] = hl.pow(A[x], B[x])
+    for f in funcs.values():
+        f.vectorize(x, 8)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(all="ignore"):
+        expected = [np.exp(a64), np.log(a64), np.power(a64, b64)]
+        expected = [e.astype(np.float32) for e in expected]
+    check(hl.Pipeline(list(funcs.values())), [64], target, rtol=1e-5, atol=1e-38,
+          expected=expected)

@@ -32,3 +32,13 @@ def test_gpu_blocks():
     scan, r = make_scan()
     with expect_error(hl.ScheduleError, "loop r$x of scan.update(0) gpu_block", "RVar"):
         scan.update(0).gpu_blocks(r.x)
+
+
+def test_hl_num_threads_not_a_number(monkeypatch):
+    monkeypatch.setenv("HL_NUM_THREADS", "four")
+    rows = hl.Func("rows")
+    y = hl.Var("y")
+    rows[x, y] = x + y
+    rows.parallel(y)
+    with expect_error(hl.HalideError, "HL_NUM_THREADS='four'", "positive whole number"):
+        rows.realize([8, 8])

@@ -35,12 +35,21 @@ _HALF = {
 }
 
 
+# numpy's versions of the functions where Python's math raises instead of answering as C does
+# (log(0) = -inf, pow(0, -1) = inf, acosh(0.5) = nan, ...).
+_C_SEMANTICS = {math.exp: np.exp, math.log: np.log, math.pow: np.power, math.asin: np.arcsin,
+                math.acos: np.arccos, math.acosh: np.arccosh, math.atanh: np.arctanh,
+                math.sinh: np.sinh, math.cosh: np.cosh, math.sin: np.sin, math.cos: np.cos,
+                math.tan: np.tan}
+
+
 def _math(fn):
     def call(*args):
         try:
             return fn(*args)
         except (ValueError, OverflowError):
-            return float("nan") if fn is not math.exp else float("inf")
+            with np.errstate(all="ignore"):
+                return float(_C_SEMANTICS.get(fn, lambda *_: np.nan)(*map(np.float64, args)))
     return call
 
 

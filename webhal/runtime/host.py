@@ -36,13 +36,27 @@ def _cstr(p) -> str:
     return ctypes.string_at(p).decode(errors="replace") if p else "?"
 
 
-def _pool_for() -> ThreadPoolExecutor:
+def num_threads() -> int:
+    """The threads a parallel loop runs on: Halide's HL_NUM_THREADS, else one per core."""
+    text = os.environ.get("HL_NUM_THREADS", "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise HalideError(f"HL_NUM_THREADS={text!r} is not a positive whole number of threads; "
+                          "set it to e.g. 1 or 4, or unset it for one thread per core")
+    return int(text)
+
+
+def _pool_for(workers: int) -> ThreadPoolExecutor:
+    """The pool of helper threads, grown (never shrunk) to at least `workers` threads."""
     global _pool
     with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
-                                       thread_name_prefix="webhal-par-for",
-                                       initializer=lambda: setattr(_in_worker, "on", True))
+        if _pool is None or _pool._max_workers < workers:
+            old, _pool = _pool, ThreadPoolExecutor(
+                max_workers=workers, thread_name_prefix="webhal-par-for",
+                initializer=lambda: setattr(_in_worker, "on", True))
+            if old is not None:
+                old.shutdown(wait=False)
         return _pool
 
 
@@ -54,17 +68,28 @@ RUN_TASKS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, cty
 
 
 def _do_par_for(uc, task_ptr, lo, extent, closure) -> int:
-    """Split the tasks into one contiguous chunk per core; each worker runs its chunk with one
-    native call (ctypes lets go of the GIL meanwhile)."""
-    workers = os.cpu_count() or 2
-    if extent <= 1 or workers == 1 or getattr(_in_worker, "on", False):
-        return run_tasks(uc, task_ptr, lo, extent, closure)  # nested: inside one task
-    chunks = min(workers, extent)
+    """Split the tasks into one contiguous chunk per thread; the calling thread runs the first
+    chunk and helper threads the others, each with one native call (ctypes lets go of the GIL
+    meanwhile). Nested parallel loops run serially inside their task."""
+    try:
+        threads = num_threads()
+    except HalideError as exc:
+        if getattr(_state, "error", None) is None:
+            _state.error = (str(exc), HalideError)
+        return -1
+    if extent <= 1 or threads == 1 or getattr(_in_worker, "on", False):
+        return run_tasks(uc, task_ptr, lo, extent, closure)
+    chunks = min(threads, extent)
     bounds = [lo + extent * k // chunks for k in range(chunks + 1)]
-    results = list(_pool_for().map(
-        lambda k: run_tasks(uc, task_ptr, bounds[k], bounds[k + 1] - bounds[k], closure),
-        range(chunks)))
-    return next((c for c in results if c), 0)
+    pool = _pool_for(chunks - 1)
+    helpers = [pool.submit(run_tasks, uc, task_ptr, bounds[k], bounds[k + 1] - bounds[k],
+                           closure) for k in range(1, chunks)]
+    _in_worker.on = True  # a parallel loop inside the first chunk stays on this thread
+    try:
+        first = run_tasks(uc, task_ptr, bounds[0], bounds[1] - bounds[0], closure)
+    finally:
+        _in_worker.on = False
+    return first or next((c for c in (h.result() for h in helpers) if c), 0)
 
 
 _S = ctypes.c_char_p

@@ -49,6 +49,7 @@ class ExprCodegen:
     module: ll.Module
     builder: ll.IRBuilder
     wasm_simd128 = False  # whether wasm SIMD intrinsics may be called (build_module sets it)
+    vector_registers = True  # False for wasm without SIMD: vector math goes lane by lane to libm
 
     def __init__(self):
         self.symbols: dict[str, ll.Value] = {}
@@ -429,7 +430,8 @@ class ExprCodegen:
             return b.call(self.intrinsic("llvm.sqrt", lt, [lt]), args)
         if e.name not in _LIBM:
             raise CompileError(f"LLVM codegen has no math function {e.name}")
-        if t.lanes > 1 and t.bits == 32 and e.name in ("exp", "log", "pow"):
+        if t.lanes > 1 and t.bits == 32 and e.name in ("exp", "log", "pow") and \
+                self.vector_registers:
             from webhal.codegen.llvm.vector_math import VectorMath
             return getattr(VectorMath(self, lt), e.name)(*args)
         # libm works on scalars of 32 or 64 bits: widen half floats, split vectors.

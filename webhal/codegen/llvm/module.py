@@ -60,6 +60,7 @@ def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
     size_t = I32 if target.bits == 32 else I64
     cg = StmtCodegen(module, size_t)
     cg.wasm_simd128 = target.is_wasm and target.has_feature("wasm_simd128")
+    cg.vector_registers = cg.wasm_simd128 or not target.is_wasm
     fnty = ll.FunctionType(I32, [PTR if a.is_buffer else _argument_type(a.type) for a in args])
     fn = ll.Function(module, fnty, name=lowered.name)
     entry = fn.append_basic_block("entry")

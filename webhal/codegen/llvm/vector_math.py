@@ -1,13 +1,19 @@
 """exp, log and pow of float32 vectors, computed in vector registers (libm works one lane at a
 time, which throws away SIMD). Range reduction plus minimax polynomials (the classic Cephes
 single-precision coefficients), about 1 ulp on their main ranges; special values (0, negative,
-infinite, NaN) follow C's powf/expf/logf."""
+subnormal, infinite, NaN) follow C's powf/expf/logf.
+
+Each function has two versions: a short one valid when every lane is an ordinary value (a
+positive normal argument, an exp argument whose result is normal) and a complete one. A vector
+takes the short one unless one of its lanes is out of range; in image pipelines that branch is
+almost never taken, and the short path has half the instructions (no selects for special
+values, a single scale factor in exp, the mantissa split with integer arithmetic)."""
 
 from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from webhal.codegen.llvm.types import I32
+from webhal.codegen.llvm.types import I1, I32
 
 LOG_POLY = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
@@ -15,7 +21,11 @@ LOG_POLY = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1
 EXP_POLY = [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
             1.6666665459e-1, 5.0000001201e-1]
 LN2_HI, LN2_LO = 0.693359375, -2.12194440e-4
+LOG2E = 1.44269504088896341
 SQRT_HALF = 0.70710678118654752440
+SQRT_HALF_BITS = 0x3F3504F3
+MIN_NORMAL_BITS = 0x00800000
+EXP_FAST_LIMIT = 87.0  # |x| below it: 2**n is a normal float, so one scale factor does
 INF_BITS, NAN_BITS = 0x7F800000, 0x7FC00000
 
 
@@ -48,6 +58,35 @@ class VectorMath:
         return acc
 
     def log(self, x):
+        return self._either(self._positive_normal(x), self._log_positive_normal(x),
+                            lambda: self.log_full(x))
+
+    def _positive_normal(self, x):
+        """Lanes holding a positive, normal, finite float: bits in [0x00800000, 0x7F800000)."""
+        return self.b.icmp_unsigned("<", self.b.sub(self.bits(x), self.i(MIN_NORMAL_BITS)),
+                                    self.i(INF_BITS - MIN_NORMAL_BITS))
+
+    def _log_positive_normal(self, x):
+        """ln x for positive normal x: subtracting sqrt(1/2)'s bits splits x into 2**k * m with
+        m in [sqrt(1/2), sqrt(2)) using integer arithmetic alone."""
+        b = self.b
+        xb = self.bits(x)
+        offset = b.sub(xb, self.i(SQRT_HALF_BITS))
+        k = b.ashr(offset, self.i(23))
+        m = self.from_bits(b.sub(xb, b.and_(offset, self.i(-(1 << 23)))))
+        return self._log_of_split(b.fsub(m, self.f(1.0)), b.sitofp(k, self.vt))
+
+    def _log_of_split(self, m, fe):
+        """ln((1 + m) * 2**fe) for m in [sqrt(1/2) - 1, sqrt(2) - 1)."""
+        b = self.b
+        z = b.fmul(m, m)
+        y = b.fmul(b.fmul(m, z), self.poly(m, LOG_POLY))
+        y = b.fadd(y, b.fmul(fe, self.f(LN2_LO)))
+        y = b.fsub(y, b.fmul(z, self.f(0.5)))
+        return b.fadd(b.fadd(m, y), b.fmul(fe, self.f(LN2_HI)))
+
+    def log_full(self, x):
+        """ln x for every float."""
         b = self.b
         # Subnormals have no exponent bits to read: scale them by 2**23 into the normal range.
         tiny = b.fcmp_ordered("<", x, self.f(1.1754943508222875e-38))
@@ -58,12 +97,7 @@ class VectorMath:
         small = b.fcmp_ordered("<", m, self.f(SQRT_HALF))
         e = b.select(small, b.sub(e, self.i(1)), e)
         m = b.select(small, b.fsub(b.fadd(m, m), self.f(1.0)), b.fsub(m, self.f(1.0)))
-        fe = b.sitofp(e, self.vt)
-        z = b.fmul(m, m)
-        y = b.fmul(b.fmul(m, z), self.poly(m, LOG_POLY))
-        y = b.fadd(y, b.fmul(fe, self.f(LN2_LO)))
-        y = b.fsub(y, b.fmul(z, self.f(0.5)))
-        r = b.fadd(b.fadd(m, y), b.fmul(fe, self.f(LN2_HI)))
+        r = self._log_of_split(m, b.sitofp(e, self.vt))
         # log(0) = -inf, log(negative or NaN) = NaN, log(inf) = inf.
         r = b.select(b.fcmp_ordered("==", x, self.f(0.0)), self.f(float("-inf")), r)
         r = b.select(b.fcmp_unordered("<", x, self.f(0.0)), self.f(float("nan")), r)
@@ -71,15 +105,31 @@ class VectorMath:
         return b.select(b.fcmp_ordered("==", x, self.f(float("inf"))), x, r)
 
     def exp(self, x):
+        small = self.b.fcmp_ordered("<", self.call("llvm.fabs", x), self.f(EXP_FAST_LIMIT))
+        return self._either(small, self._exp_small(x), lambda: self.exp_full(x))
+
+    def _exp_small(self, x):
+        """e**x for |x| < EXP_FAST_LIMIT: the result and its factor 2**n are normal floats."""
+        b = self.b
+        fx = self.call("llvm.nearbyint", b.fmul(x, self.f(LOG2E)))
+        scale = b.shl(b.add(b.fptosi(fx, self.it), self.i(127)), self.i(23))
+        return b.fmul(self._exp_of_reduced(x, fx), self.from_bits(scale))
+
+    def _exp_of_reduced(self, x, fx):
+        """e**(x - fx ln 2) for x - fx ln 2 within [-ln 2 / 2, ln 2 / 2] (ln 2 in two parts)."""
+        b = self.b
+        r = b.fsub(b.fsub(x, b.fmul(fx, self.f(LN2_HI))), b.fmul(fx, self.f(LN2_LO)))
+        z = b.fmul(r, r)
+        return b.fadd(b.fadd(b.fmul(self.poly(r, EXP_POLY), z), r), self.f(1.0))
+
+    def exp_full(self, x):
+        """e**x for every float."""
         b = self.b
         low, high = self.f(-104.0), self.f(88.72283935546875)  # selects: no libm call in wasm
         c = b.select(b.fcmp_ordered("<", x, low), low, x)
         c = b.select(b.fcmp_ordered(">", c, high), high, c)
-        fx = self.call("llvm.floor", b.fadd(b.fmul(c, self.f(1.44269504088896341)),
-                                            self.f(0.5)))
-        r = b.fsub(b.fsub(c, b.fmul(fx, self.f(LN2_HI))), b.fmul(fx, self.f(LN2_LO)))
-        z = b.fmul(r, r)
-        y = b.fadd(b.fadd(b.fmul(self.poly(r, EXP_POLY), z), r), self.f(1.0))
+        fx = self.call("llvm.floor", b.fadd(b.fmul(c, self.f(LOG2E)), self.f(0.5)))
+        y = self._exp_of_reduced(c, fx)
         n = b.fptosi(fx, self.it)
         # 2**n as two factors, so that n up to 128 (x near 88.7) does not overflow the exponent.
         half = b.ashr(n, self.i(1))
@@ -93,8 +143,36 @@ class VectorMath:
 
     def pow(self, x, y):
         b = self.b
+        t = b.fmul(y, self._log_positive_normal(x))
+        ok = b.and_(self._positive_normal(x),
+                    b.fcmp_ordered("<", self.call("llvm.fabs", t), self.f(EXP_FAST_LIMIT)))
+        return self._either(ok, self._exp_small(t), lambda: self.pow_full(x, y))
+
+    def _either(self, ok, fast, full):
+        """`fast` when every lane is ok, else `full()`, computed on a branch of its own (marked
+        unlikely) so that the common case pays one vector test for the special values."""
+        b = self.b
+        all_ok = b.call(self.cg.intrinsic("llvm.vector.reduce.and", I1, [ok.type], [ok.type]),
+                        [ok])
+        start = b.block
+        special = start.function.append_basic_block("math.special")
+        join = start.function.append_basic_block("math.join")
+        b.cbranch(all_ok, join, special).set_weights([1 << 20, 1])
+        b.position_at_end(special)
+        slow = full()
+        slow_end = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        result = b.phi(self.vt)
+        result.add_incoming(fast, start)
+        result.add_incoming(slow, slow_end)
+        return result
+
+    def pow_full(self, x, y):
+        """x**y with C's powf special cases."""
+        b = self.b
         ax = self.call("llvm.fabs", x)
-        r = self.exp(b.fmul(y, self.log(ax)))
+        r = self.exp_full(b.fmul(y, self.log_full(ax)))
         # Negative bases: an integer exponent gives a signed result, others NaN.
         y_int = b.fcmp_ordered("==", self.call("llvm.trunc", y), y)
         half = b.fmul(y, self.f(0.5))
