@@ -1,6 +1,11 @@
 """The host side: webhal's JIT (target "host") against Halide's JIT
 (get_jit_target_from_environment()), and numpy, on the same inputs.
 
+webhal's entry point is timed once more on the wasm run's resources ("call_matched"): one
+thread (HL_NUM_THREADS=1; the wasm harness runs on one) and 128-bit vectors (x86 limited to
+SSE4.1, as wasm's v128), so that wasm SIMD over host measures code quality rather than cores and
+register width.
+
 Two numbers per JIT, both into one preallocated output buffer:
 - "realize": `func.realize(output, target)`, the public API, with whatever each library does per
   call before its code runs (webhal: schedule checks, the JIT cache's fingerprint of the
@@ -12,6 +17,8 @@ Two numbers per JIT, both into one preallocated output buffer:
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from types import ModuleType
 
 import numpy as np
@@ -92,6 +99,48 @@ def measure_jit(spec: Spec, impl: str, hl: ModuleType, arrays: list[np.ndarray],
         for mode in ("realize", "call")[len(results):]:
             results.append(Measurement(spec.name, "host", impl, mode, False, error=error))
     return results
+
+
+def matched_target() -> webhal.Target:
+    """The host at wasm SIMD's vector width: x86 limited to SSE4.1 (128-bit registers); other
+    architectures (NEON's registers are 128-bit already) as they are."""
+    host_target = webhal.Target("host")
+    if host_target.arch == "x86":
+        return webhal.Target(f"x86-64-{host_target.os}-sse41")
+    return host_target
+
+
+@contextmanager
+def _one_thread():
+    previous = os.environ.get("HL_NUM_THREADS")
+    os.environ["HL_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["HL_NUM_THREADS"]
+        else:
+            os.environ["HL_NUM_THREADS"] = previous
+
+
+def measure_matched(spec: Spec, arrays: list[np.ndarray], settings: Settings) -> Measurement:
+    """webhal's compiled entry point on one thread at 128-bit vector width."""
+    target = matched_target()
+    try:
+        built, values, output = _bind(spec, webhal, arrays)
+        with _one_thread():
+            call = _entry_point(webhal, built, values, output, target)
+            call()
+            result = np.array(np.asarray(output))
+            timed = time_calls(call, settings)
+        return Measurement(spec.name, "host", "webhal", "call_matched", True, *timed,
+                           checksum=checksum(result),
+                           sum=float(result.astype(np.float64).sum()),
+                           details={"jit_target": str(target), "threads": 1})
+    except Exception as exc:  # noqa: BLE001 - any failure is a result to report
+        text = str(exc).strip().splitlines()
+        return Measurement(spec.name, "host", "webhal", "call_matched", False,
+                           error=f"{type(exc).__name__}: {text[0] if text else ''}")
 
 
 def measure_numpy(spec: Spec, arrays: list[np.ndarray], params: dict[str, float],

@@ -189,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                 for m in host.measure_jit(spec, impl, hl, inputs[spec.name], settings):
                     _log_measurement(console, m)
                     measurements.append(m)
+            m = host.measure_matched(spec, inputs[spec.name], settings)
+            _log_measurement(console, m)
+            measurements.append(m)
             m = host.measure_numpy(spec, inputs[spec.name], spec.params, settings)
             _log_measurement(console, m)
             measurements.append(m)
