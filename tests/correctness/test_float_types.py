@@ -77,3 +77,27 @@ def test_float64_precision(target):
     f = hl.Func("precise")
     f[x] = hl.f64(x) * hl.f64(1e-10) + hl.f64(1.0)
     check(f, [W], target, expected=np.arange(W) * 1e-10 + 1.0)
+
+
+@pytest.mark.parametrize("vectorized", [False, True], ids=["scalar", "vectorized"])
+def test_min_max_nan_rule(target, vectorized):
+    """Float min(a, b) is b < a ? b : a and max(a, b) is a < b ? b : a: a NaN first operand comes
+    through, a NaN second operand is passed over; so clamp(NaN, lo, hi) is NaN and a saturating
+    cast of NaN is 0."""
+    nan = np.float32(np.nan)
+    a = np.array([nan, 1, nan, 2, -1, 5, nan, 0.5], np.float32)
+    b = np.array([1, nan, nan, 3, -2, 4, 0, nan], np.float32)
+    A, B = hl.Buffer(a, "a"), hl.Buffer(b, "b")
+    lo, hi, clamped, saturated = (hl.Func(n) for n in ("lo", "hi", "clamped", "saturated"))
+    lo[x] = hl.min(A[x], B[x])
+    hi[x] = hl.max(A[x], B[x])
+    clamped[x] = hl.clamp(A[x], 0.0, 1.0)
+    saturated[x] = hl.saturating_cast(hl.Int(8), A[x] * 200.0)
+    if vectorized:
+        for f in (lo, hi, clamped, saturated):
+            f.vectorize(x, 8)
+    expected = [np.array([nan, 1, nan, 2, -2, 4, nan, 0.5], np.float32),
+                np.array([nan, 1, nan, 3, -1, 5, nan, 0.5], np.float32),
+                np.array([nan, 1, nan, 1, 0, 1, nan, 0.5], np.float32),
+                np.array([0, 127, 0, 127, -128, 127, 0, 100], np.int8)]
+    check(hl.Pipeline([lo, hi, clamped, saturated]), [8], target, expected=expected)

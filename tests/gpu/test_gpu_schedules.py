@@ -1249,3 +1249,19 @@ def test_random_pipelines(target, type_names, wgpu_adapter):
         _assert_same(got, want, 1e-5, 1e-6, f"{t} pipeline {kinds} on {target}")
 
     run()
+
+
+def test_min_max_nan_rule(target, wgpu_adapter):
+    """The CPU targets' rule for NaN operands of float min and max (b < a ? b : a and
+    a < b ? b : a) holds in the kernels too; WGSL's own min and max leave it open."""
+    nan = np.float32(np.nan)
+    a = np.tile(np.array([nan, 1, nan, 2, -1, 5, nan, 0.5], np.float32), 8)
+    b = np.tile(np.array([1, nan, nan, 3, -2, 4, 0, nan], np.float32), 8)
+    A, B = hl.Buffer(a, "a"), hl.Buffer(b, "b")
+    f = hl.Func("nan_rule")
+    f[x] = hl.select(hl.is_nan(hl.min(A[x], B[x])), 100.0, hl.min(A[x], B[x])) + \
+        hl.select(hl.is_nan(hl.max(A[x], B[x])), 1000.0, hl.max(A[x], B[x])) * 2.0 + \
+        hl.select(hl.is_nan(hl.clamp(A[x], 0.0, 1.0)), 10000.0, 0.0)
+    f.gpu_tile(x, xo, xi, 16)
+    got = check(f, [64], target, kernels=1)[0]
+    assert got[0] == 100.0 + 2000.0 + 10000.0 and got[1] == 1.0 + 2.0

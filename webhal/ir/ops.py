@@ -168,7 +168,8 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
         return a
     ca, cb = as_const(a), as_const(b)
     if ca is not None and cb is not None and t.is_scalar():
-        return a if pick(ca, cb) == ca else b
+        # min is b < a ? b : a, max is a < b ? b : a (the float rules for NaN; see numeric.py)
+        return (b if cb < ca else a) if node is ir.Min else (b if ca < cb else a)
     if not t.is_float() and t.is_scalar():
         (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
         if ba is not None and ba == bb:
@@ -187,8 +188,8 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
             return a
         if isinstance(b, node) and (b.a == a or b.b == a):
             return b
-    if ca is not None and cb is None:
-        a, b = b, a  # constants on the right
+    if ca is not None and cb is None and not t.is_float():
+        a, b = b, a  # constants on the right (float operands keep their order: NaN rules)
     return node(a, b)
 
 

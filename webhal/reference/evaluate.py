@@ -15,8 +15,8 @@ from webhal.ir import nodes as ir
 from webhal.ir.printer import to_string
 from webhal.reference import numeric
 
-_ARITH = {ir.Add: np.add, ir.Sub: np.subtract, ir.Mul: np.multiply, ir.Min: np.minimum,
-          ir.Max: np.maximum}
+_ARITH = {ir.Add: np.add, ir.Sub: np.subtract, ir.Mul: np.multiply, ir.Min: numeric.minimum,
+          ir.Max: numeric.maximum}
 _COMPARE = {ir.EQ: np.equal, ir.NE: np.not_equal, ir.LT: np.less, ir.LE: np.less_equal,
             ir.GT: np.greater, ir.GE: np.greater_equal}
 

@@ -2,7 +2,9 @@
 
 Integers wrap; division and modulo are Euclidean (the remainder is never negative) and give 0 for
 a zero divisor; casts from float to int truncate toward zero (and saturate: NaN is 0); shifts by
-a negative amount shift the other way; saturating casts clamp.
+a negative amount shift the other way; saturating casts clamp. Float min(a, b) is b < a ? b : a
+and max(a, b) is a < b ? b : a (wasm's pmin and pmax): a NaN first operand comes through, a NaN
+second operand is passed over, so clamp(NaN, lo, hi) is NaN.
 """
 
 from __future__ import annotations
@@ -12,6 +14,18 @@ import math
 import numpy as np
 
 from webhal.ir.types import Type
+
+
+def minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if np.result_type(a, b).kind == "f":
+        return np.where(b < a, b, a)
+    return np.minimum(a, b)
+
+
+def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if np.result_type(a, b).kind == "f":
+        return np.where(a < b, b, a)
+    return np.maximum(a, b)
 
 
 def div(a: np.ndarray, b: np.ndarray, t: Type) -> np.ndarray:

@@ -239,8 +239,8 @@ def _apply_as_reduction(fn, d, ev, writes, data) -> bool:
     """f[L] = f[L] op g with g free of f: apply op in point order with ufunc.at (histograms)."""
     v = d.value
     op = _UFUNCS.get(type(v))
-    if op is None:
-        return False
+    if op is None or (isinstance(v, ir.Min | ir.Max) and data.dtype.kind == "f"):
+        return False  # np.minimum.at propagates NaNs, which float min/max do not
     self_call = v.a
     if not (isinstance(self_call, ir.Call) and self_call.func is fn and
             self_call.args == d.args):

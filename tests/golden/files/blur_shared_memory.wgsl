@@ -16,12 +16,8 @@ fn hl_mod_i32(a: i32, b: i32) -> i32 {
 fn hl_div_u32(a: u32, b: u32) -> u32 { return select(a / b, 0u, b == 0u); }
 fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
 fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
-fn hl_min_f32(a: f32, b: f32) -> f32 {
-  return select(select(min(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
-}
-fn hl_max_f32(a: f32, b: f32) -> f32 {
-  return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
-}
+fn hl_min_f32(a: f32, b: f32) -> f32 { return select(a, b, b < a); }
+fn hl_max_f32(a: f32, b: f32) -> f32 { return select(a, b, a < b); }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }

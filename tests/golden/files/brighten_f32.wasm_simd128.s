@@ -11,7 +11,7 @@
 	.type	brighten_f32,@function
 brighten_f32:
 	.functype	brighten_f32 (i32, f32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, i32, i32, i32, i32, v128, v128, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, i32, i32, v128, i32, i32, i32, i32, i32, i32, i32, v128, v128
 	block   	
 	local.get	0
 	br_if   	0
@@ -317,90 +317,73 @@ brighten_f32:
 	local.get	6
 	local.get	7
 	i32.sub 
-	local.set	12
+	local.set	17
 	local.get	1
 	f32x4.splat
-	local.set	17
+	local.set	18
 	block   	
 	local.get	0
 	local.get	6
 	i32.sub 
-	local.tee	0
+	local.tee	3
 	i32.const	4
 	i32.add 
 	local.tee	14
 	i32.const	2
 	i32.shr_s
-	local.tee	18
-	local.get	18
+	local.tee	0
 	local.get	0
+	local.get	3
 	i32.const	-3
 	i32.add 
-	local.tee	0
+	local.tee	3
 	i32.const	2
 	i32.shr_s
 	i32.const	1
 	i32.add 
-	local.tee	3
-	local.get	18
-	local.get	3
+	local.tee	12
+	local.get	0
+	local.get	12
 	i32.lt_s
 	i32.select
-	local.tee	3
-	local.get	18
+	local.tee	12
+	local.get	0
 	local.get	14
 	i32.const	31
 	i32.shr_s
 	i32.and 
 	local.tee	19
-	local.get	3
+	local.get	12
 	local.get	19
 	i32.gt_s
 	i32.select
-	local.tee	9
+	local.tee	20
 	i32.le_s
 	br_if   	0
 	local.get	4
-	local.get	12
+	local.get	17
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	20
+	local.set	17
 	block   	
-	local.get	3
+	local.get	12
 	i32.const	0
 	i32.gt_s
 	br_if   	0
-	local.get	18
-	local.get	9
+	local.get	20
+	i32.const	2
+	i32.shl 
+	local.set	9
+	local.get	0
+	local.get	20
 	i32.sub 
-	i32.const	1
-	i32.and 
 	local.set	21
-	local.get	18
-	local.get	9
-	i32.const	1
-	i32.add 
-	local.tee	4
-	i32.eq  
-	local.set	19
-	local.get	9
-	i32.const	2
-	i32.shl 
-	local.tee	3
-	local.get	0
-	local.get	3
-	local.get	0
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.set	22
 	local.get	13
 	local.set	15
 .LBB0_33:
 	loop    	
-	local.get	20
+	local.get	17
 	local.get	15
 	local.get	10
 	i32.sub 
@@ -409,7 +392,7 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	6
+	local.set	14
 	local.get	5
 	local.get	15
 	local.get	13
@@ -419,105 +402,48 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	7
+	local.set	12
 	local.get	9
-	local.set	3
-	block   	
+	local.set	0
 	local.get	21
-	i32.eqz
-	br_if   	0
-	local.get	7
-	local.get	22
-	i32.add 
-	local.get	17
-	local.get	6
-	local.get	22
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.max
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	4
-	local.set	3
-.LBB0_35:
-	end_block
-	block   	
-	local.get	19
-	br_if   	0
-	local.get	18
-	local.get	3
-	i32.sub 
-	local.set	14
-	local.get	3
-	i32.const	2
-	i32.shl 
-	local.set	3
-.LBB0_37:
+	local.set	6
+.LBB0_34:
 	loop    	
-	local.get	7
-	local.get	3
+	local.get	12
 	local.get	0
 	local.get	3
 	local.get	0
+	local.get	3
 	i32.lt_s
 	i32.select
 	i32.const	2
 	i32.shl 
-	local.tee	12
+	local.tee	7
 	i32.add 
-	local.get	17
-	local.get	6
-	local.get	12
+	local.get	18
+	local.get	14
+	local.get	7
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	local.tee	22
+	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	23
-	f32x4.max
+	f32x4.lt
+	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	24
-	f32x4.min
+	f32x4.pmin
 	v128.store	0:p2align=2
-	local.get	7
-	local.get	3
+	local.get	0
 	i32.const	4
 	i32.add 
-	local.tee	12
-	local.get	0
-	local.get	12
-	local.get	0
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.tee	12
-	i32.add 
-	local.get	17
+	local.set	0
 	local.get	6
-	local.get	12
+	i32.const	-1
 	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	23
-	f32x4.max
-	local.get	24
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
-	local.get	14
-	i32.const	-2
-	i32.add 
-	local.tee	14
+	local.tee	6
 	br_if   	0
-.LBB0_38:
 	end_loop
-	end_block
 	local.get	15
 	i32.const	1
 	i32.add 
@@ -526,7 +452,7 @@ brighten_f32:
 	i32.ne  
 	br_if   	0
 	br      	3
-.LBB0_39:
+.LBB0_36:
 	end_loop
 	end_block
 	local.get	4
@@ -546,273 +472,208 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	22
-	local.get	8
+	local.set	9
+	local.get	20
 	i32.const	2
 	i32.shl 
 	local.set	4
+	local.get	0
+	local.get	20
+	i32.sub 
+	local.set	23
+	local.get	8
+	i32.const	2
+	i32.shl 
+	local.set	24
 	local.get	11
 	i32.const	2
 	i32.shl 
 	local.set	25
-	local.get	18
-	local.get	9
+	local.get	20
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.and 
 	local.set	26
-	local.get	9
-	local.get	19
-	i32.sub 
-	i32.const	1
-	i32.and 
-	local.set	27
-	local.get	3
+	local.get	12
 	local.get	19
 	i32.const	1
 	i32.add 
-	local.tee	28
+	local.tee	27
 	i32.eq  
+	local.set	28
+	local.get	19
+	i32.const	2
+	i32.shl 
+	i32.const	2
+	i32.shl 
 	local.set	29
-	local.get	18
-	local.get	9
-	i32.const	1
-	i32.add 
-	local.tee	30
-	i32.eq  
-	local.set	31
-	local.get	9
-	i32.const	2
-	i32.shl 
-	local.tee	3
-	local.get	0
-	local.get	3
-	local.get	0
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.set	32
-	local.get	19
-	i32.const	2
-	i32.shl 
-	i32.const	2
-	i32.shl 
-	local.set	33
 	local.get	5
 	local.set	21
 	local.get	13
 	local.set	15
-.LBB0_40:
+.LBB0_37:
 	loop    	
-	local.get	20
+	local.get	17
 	local.get	15
 	local.get	10
 	i32.sub 
 	local.get	8
-	i32.mul 
-	i32.const	2
-	i32.shl 
-	i32.add 
-	local.set	7
-	local.get	5
-	local.get	15
-	local.get	13
-	i32.sub 
-	local.get	11
 	i32.mul 
 	i32.const	2
 	i32.shl 
 	i32.add 
 	local.set	14
-	local.get	19
-	local.set	3
-	block   	
-	local.get	27
-	i32.eqz
-	br_if   	0
-	local.get	14
-	local.get	33
-	i32.add 
-	local.get	17
-	local.get	7
-	local.get	33
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.max
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	28
-	local.set	3
-.LBB0_42:
-	end_block
-	block   	
-	local.get	29
-	br_if   	0
-	local.get	9
-	local.get	3
+	local.get	5
+	local.get	15
+	local.get	13
 	i32.sub 
-	local.set	12
-	local.get	22
-	local.get	3
-	i32.const	4
+	local.get	11
+	i32.mul 
+	i32.const	2
 	i32.shl 
-	local.tee	6
 	i32.add 
-	local.set	3
-	local.get	21
-	local.get	6
-	i32.add 
-	local.set	6
-.LBB0_44:
-	loop    	
-	local.get	6
-	local.get	17
-	local.get	3
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	23
-	f32x4.max
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	24
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	6
-	i32.const	16
-	i32.add 
-	local.get	17
-	local.get	3
-	i32.const	16
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	23
-	f32x4.max
-	local.get	24
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	3
-	i32.const	32
-	i32.add 
-	local.set	3
-	local.get	6
-	i32.const	32
-	i32.add 
-	local.set	6
-	local.get	12
-	i32.const	-2
-	i32.add 
-	local.tee	12
-	br_if   	0
-.LBB0_45:
-	end_loop
-	end_block
-	local.get	9
-	local.set	3
+	local.set	12
+	local.get	19
+	local.set	0
 	block   	
 	local.get	26
 	i32.eqz
 	br_if   	0
-	local.get	14
-	local.get	32
+	local.get	12
+	local.get	29
 	i32.add 
-	local.get	17
-	local.get	7
-	local.get	32
+	local.get	18
+	local.get	14
+	local.get	29
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	local.tee	22
+	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.max
+	f32x4.lt
+	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.min
+	f32x4.pmin
 	v128.store	0:p2align=2
-	local.get	30
-	local.set	3
-.LBB0_47:
+	local.get	27
+	local.set	0
+.LBB0_39:
 	end_block
 	block   	
-	local.get	31
+	local.get	28
 	br_if   	0
-	local.get	18
-	local.get	3
+	local.get	20
+	local.get	0
 	i32.sub 
-	local.set	6
-	local.get	3
-	i32.const	2
+	local.set	7
+	local.get	9
+	local.get	0
+	i32.const	4
 	i32.shl 
-	local.set	3
-.LBB0_49:
+	local.tee	6
+	i32.add 
+	local.set	0
+	local.get	21
+	local.get	6
+	i32.add 
+	local.set	6
+.LBB0_41:
 	loop    	
-	local.get	14
-	local.get	3
+	local.get	6
+	local.get	18
+	local.get	0
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.tee	22
+	local.get	22
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	30
+	f32x4.lt
+	v128.andnot
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.tee	22
+	f32x4.pmin
+	v128.store	0:p2align=2
+	local.get	6
+	i32.const	16
+	i32.add 
+	local.get	18
+	local.get	0
+	i32.const	16
+	i32.add 
+	v128.load	0:p2align=2
+	f32x4.mul
+	local.tee	31
+	local.get	31
+	local.get	30
+	f32x4.lt
+	v128.andnot
+	local.get	22
+	f32x4.pmin
+	v128.store	0:p2align=2
+	local.get	0
+	i32.const	32
+	i32.add 
+	local.set	0
+	local.get	6
+	i32.const	32
+	i32.add 
+	local.set	6
+	local.get	7
+	i32.const	-2
+	i32.add 
+	local.tee	7
+	br_if   	0
+.LBB0_42:
+	end_loop
+	end_block
+	local.get	4
+	local.set	0
+	local.get	23
+	local.set	6
+.LBB0_43:
+	loop    	
+	local.get	12
 	local.get	0
 	local.get	3
 	local.get	0
+	local.get	3
 	i32.lt_s
 	i32.select
 	i32.const	2
 	i32.shl 
-	local.tee	12
+	local.tee	7
 	i32.add 
-	local.get	17
+	local.get	18
+	local.get	14
 	local.get	7
-	local.get	12
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	local.tee	22
+	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	23
-	f32x4.max
+	f32x4.lt
+	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	24
-	f32x4.min
+	f32x4.pmin
 	v128.store	0:p2align=2
-	local.get	14
-	local.get	3
+	local.get	0
 	i32.const	4
 	i32.add 
-	local.tee	12
-	local.get	0
-	local.get	12
-	local.get	0
-	i32.lt_s
-	i32.select
-	i32.const	2
-	i32.shl 
-	local.tee	12
-	i32.add 
-	local.get	17
-	local.get	7
-	local.get	12
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	23
-	f32x4.max
-	local.get	24
-	f32x4.min
-	v128.store	0:p2align=2
-	local.get	3
-	i32.const	8
-	i32.add 
-	local.set	3
+	local.set	0
 	local.get	6
-	i32.const	-2
+	i32.const	-1
 	i32.add 
 	local.tee	6
 	br_if   	0
-.LBB0_50:
 	end_loop
-	end_block
-	local.get	22
-	local.get	4
+	local.get	9
+	local.get	24
 	i32.add 
-	local.set	22
+	local.set	9
 	local.get	21
 	local.get	25
 	i32.add 
@@ -825,10 +686,10 @@ brighten_f32:
 	i32.ne  
 	br_if   	0
 	br      	2
-.LBB0_51:
+.LBB0_45:
 	end_loop
 	end_block
-	local.get	3
+	local.get	12
 	i32.const	1
 	i32.lt_s
 	br_if   	0
@@ -857,37 +718,37 @@ brighten_f32:
 	local.get	11
 	i32.const	2
 	i32.shl 
-	local.set	22
-	local.get	9
+	local.set	9
+	local.get	20
 	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.and 
 	local.set	21
 	local.get	4
-	local.get	12
+	local.get	17
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	4
-	local.get	3
+	local.set	23
+	local.get	12
 	local.get	19
 	i32.const	1
 	i32.add 
-	local.tee	25
+	local.tee	24
 	i32.eq  
-	local.set	20
+	local.set	17
 	local.get	19
 	i32.const	2
 	i32.shl 
 	i32.const	2
 	i32.shl 
-	local.set	18
+	local.set	4
 	local.get	5
 	local.set	12
 	local.get	13
 	local.set	7
-.LBB0_53:
+.LBB0_47:
 	loop    	
 	local.get	19
 	local.set	0
@@ -904,10 +765,10 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	18
-	i32.add 
-	local.get	17
 	local.get	4
+	i32.add 
+	local.get	18
+	local.get	23
 	local.get	7
 	local.get	10
 	i32.sub 
@@ -916,23 +777,26 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	18
+	local.get	4
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	local.tee	22
+	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.max
+	f32x4.lt
+	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.min
+	f32x4.pmin
 	v128.store	0:p2align=2
-	local.get	25
+	local.get	24
 	local.set	0
-.LBB0_55:
+.LBB0_49:
 	end_block
 	block   	
-	local.get	20
+	local.get	17
 	br_if   	0
-	local.get	9
+	local.get	20
 	local.get	0
 	i32.sub 
 	local.set	6
@@ -947,33 +811,39 @@ brighten_f32:
 	local.get	3
 	i32.add 
 	local.set	3
-.LBB0_57:
+.LBB0_51:
 	loop    	
 	local.get	3
-	local.get	17
+	local.get	18
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
+	local.tee	22
+	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	23
-	f32x4.max
+	local.tee	30
+	f32x4.lt
+	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	24
-	f32x4.min
+	local.tee	22
+	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	3
 	i32.const	16
 	i32.add 
-	local.get	17
+	local.get	18
 	local.get	0
 	i32.const	16
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.get	23
-	f32x4.max
-	local.get	24
-	f32x4.min
+	local.tee	31
+	local.get	31
+	local.get	30
+	f32x4.lt
+	v128.andnot
+	local.get	22
+	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	0
 	i32.const	32
@@ -988,7 +858,7 @@ brighten_f32:
 	i32.add 
 	local.tee	6
 	br_if   	0
-.LBB0_58:
+.LBB0_52:
 	end_loop
 	end_block
 	local.get	14
@@ -996,7 +866,7 @@ brighten_f32:
 	i32.add 
 	local.set	14
 	local.get	12
-	local.get	22
+	local.get	9
 	i32.add 
 	local.set	12
 	local.get	7
@@ -1006,7 +876,7 @@ brighten_f32:
 	local.get	16
 	i32.ne  
 	br_if   	0
-.LBB0_59:
+.LBB0_53:
 	end_loop
 	end_block
 	local.get	2

@@ -25,6 +25,7 @@ LOG2E = 1.44269504088896341
 SQRT_HALF = 0.70710678118654752440
 SQRT_HALF_BITS = 0x3F3504F3
 MIN_NORMAL_BITS = 0x00800000
+ROUNDING_SHIFT = 12582912.0  # 1.5 * 2**23: adding it rounds a float below 2**22 to an integer
 EXP_FAST_LIMIT = 87.0  # |x| below it: 2**n is a normal float, so one scale factor does
 INF_BITS, NAN_BITS = 0x7F800000, 0x7FC00000
 
@@ -109,10 +110,15 @@ class VectorMath:
         return self._either(small, self._exp_small(x), lambda: self.exp_full(x))
 
     def _exp_small(self, x):
-        """e**x for |x| < EXP_FAST_LIMIT: the result and its factor 2**n are normal floats."""
+        """e**x for |x| < EXP_FAST_LIMIT: the result and its factor 2**n are normal floats.
+        Adding 1.5 * 2**23 rounds x log2(e) to the integer n and leaves n in the low bits of
+        the sum (no float-to-int conversion, which wasm only has in a slow saturating form)."""
         b = self.b
-        fx = self.call("llvm.nearbyint", b.fmul(x, self.f(LOG2E)))
-        scale = b.shl(b.add(b.fptosi(fx, self.it), self.i(127)), self.i(23))
+        shifted = b.fadd(b.fmul(x, self.f(LOG2E)), self.f(ROUNDING_SHIFT))
+        fx = b.fsub(shifted, self.f(ROUNDING_SHIFT))
+        # n << 23 plus the exponent bias is 2**n's bit pattern: the shift pushes 1.5 * 2**23's
+        # own bits (all above bit 8) out of the word.
+        scale = b.add(b.shl(self.bits(shifted), self.i(23)), self.i(127 << 23))
         return b.fmul(self._exp_of_reduced(x, fx), self.from_bits(scale))
 
     def _exp_of_reduced(self, x, fx):

@@ -41,12 +41,8 @@ fn hl_mod_i32(a: i32, b: i32) -> i32 {
 fn hl_div_u32(a: u32, b: u32) -> u32 { return select(a / b, 0u, b == 0u); }
 fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
 fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
-fn hl_min_f32(a: f32, b: f32) -> f32 {
-  return select(select(min(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
-}
-fn hl_max_f32(a: f32, b: f32) -> f32 {
-  return select(select(max(a, b), b, hl_is_nan(b)), a, hl_is_nan(a));
-}
+fn hl_min_f32(a: f32, b: f32) -> f32 { return select(a, b, b < a); }
+fn hl_max_f32(a: f32, b: f32) -> f32 { return select(a, b, a < b); }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
@@ -180,8 +176,8 @@ class KernelPrinter:
                 name = "min" if isinstance(e, ir.Min) else "max"
                 a, b = self.expr(e.a), self.expr(e.b)
                 if e.type.is_float():
-                    # A NaN operand gives NaN, as on the CPU targets (WGSL's min and max may
-                    # return the other operand); f16 values go through f32 exactly.
+                    # b < a ? b : a and a < b ? b : a, the CPU targets' rule for NaN operands
+                    # (WGSL's min and max leave it open); f16 goes through f32 exactly.
                     if e.type.bits == 32:
                         return f"hl_{name}_f32({a}, {b})"
                     return f"f16(hl_{name}_f32(f32({a}), f32({b})))"
