@@ -83,7 +83,9 @@ def mirror_image(source, bounds=None) -> Func:
     """Reflected at the edges, the edge pixel repeated: ... 2 1 0 | 0 1 2 ... n-1 | n-1 n-2 ..."""
     def coord(v, lo, ext):
         m = (v - lo) % (2 * ext)
-        return lo + select(m < ext, m, 2 * ext - 1 - m)
+        # The clamp changes no value; it hands bounds inference the tight interval that the
+        # select's two arms (each spanning 0 .. 2 ext - 1 on its own) cannot give.
+        return clamp(lo + select(m < ext, m, 2 * ext - 1 - m), lo, lo + ext - 1)
     return _make(source, bounds, "mirror_image", coord)
 
 
@@ -92,5 +94,5 @@ def mirror_interior(source, bounds=None) -> Func:
     def coord(v, lo, ext):
         period = clamp(2 * ext - 2, 1, 2 ** 30)
         m = (v - lo) % period
-        return lo + select(m < ext, m, period - m)
+        return clamp(lo + select(m < ext, m, period - m), lo, lo + ext - 1)  # as mirror_image
     return _make(source, bounds, "mirror_interior", coord)
