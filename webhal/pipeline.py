@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import stmt_to_string
@@ -68,6 +69,15 @@ def debug_level() -> int:
         return 0
 
 
+def _add_input(found: dict[str, object], name: str, obj, fn: Function) -> None:
+    seen = found.setdefault(name, obj)
+    if seen is not obj:  # one name would stand for two inputs in the compiled code
+        kind = type(obj).__name__
+        raise CompileError(f"two different inputs are named '{name}' (a {type(seen).__name__} "
+                           f"and a {kind}, the second used by Func {fn.name}); give each "
+                           f"{kind} its own name", user_location())
+
+
 def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
     """Buffers/ImageParams and Params the definitions use, in order of first use."""
     images: dict[str, object] = {}
@@ -80,12 +90,12 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
             for node in nodes:
                 for n in walk(node):
                     if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
-                        images.setdefault(n.name, n.func)
+                        _add_input(images, n.name, n.func, fn)
                     elif isinstance(n, ir.Variable) and n.param is not None:
                         if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
-                            images.setdefault(n.param.name(), n.param)
+                            _add_input(images, n.param.name(), n.param, fn)
                         else:
-                            params.setdefault(n.name, n.param)
+                            _add_input(params, n.name, n.param, fn)
     return images, params
 
 
