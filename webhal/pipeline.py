@@ -69,9 +69,18 @@ def debug_level() -> int:
         return 0
 
 
+def _same_data(a, b) -> bool:
+    """Two Buffers over the same memory, shape, strides, type and mins (hl.Buffer(array, "in")
+    written twice)."""
+    x, y = getattr(a, "_array", None), getattr(b, "_array", None)
+    return x is not None and y is not None and x.dtype == y.dtype and x.shape == y.shape and \
+        x.strides == y.strides and a._mins == b._mins and \
+        x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+
+
 def _add_input(found: dict[str, object], name: str, obj, fn: Function) -> None:
     seen = found.setdefault(name, obj)
-    if seen is not obj:  # one name would stand for two inputs in the compiled code
+    if seen is not obj and not _same_data(seen, obj):  # one name, two inputs
         kind = type(obj).__name__
         raise CompileError(f"two different inputs are named '{name}' (a {type(seen).__name__} "
                            f"and a {kind}, the second used by Func {fn.name}); give each "
@@ -79,23 +88,31 @@ def _add_input(found: dict[str, object], name: str, obj, fn: Function) -> None:
 
 
 def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
-    """Buffers/ImageParams and Params the definitions use, in order of first use."""
+    """Buffers/ImageParams and Params the definitions use, in order of first use (and those the
+    ImageParams' dim() constraints use)."""
     images: dict[str, object] = {}
     params: dict[str, object] = {}
+
+    def visit(node, fn: Function) -> None:
+        for n in walk(node):
+            if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
+                _add_input(images, n.name, n.func, fn)
+            elif isinstance(n, ir.Variable) and n.param is not None:
+                if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
+                    _add_input(images, n.param.name(), n.param, fn)
+                else:
+                    _add_input(params, n.name, n.param, fn)
+
     for fn in functions:
         for d in fn.definitions:
             nodes = [*d.args, d.value]
             if d.rdom is not None:
                 nodes += [*d.rdom.mins, *d.rdom.extents, *d.rdom.predicates]
             for node in nodes:
-                for n in walk(node):
-                    if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
-                        _add_input(images, n.name, n.func, fn)
-                    elif isinstance(n, ir.Variable) and n.param is not None:
-                        if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
-                            _add_input(images, n.param.name(), n.param, fn)
-                        else:
-                            _add_input(params, n.name, n.param, fn)
+                visit(node, fn)
+            for image in list(images.values()):
+                for node in getattr(image, "_constraints", {}).values():
+                    visit(node, fn)
     return images, params
 
 

@@ -25,3 +25,10 @@ def test_two_params():
     f[x] = hl.f32(x) * gain + other
     with expect_error(hl.CompileError, "two different inputs are named 'gain'", "a Param"):
         f.compile_to_assembly("/dev/null", [gain, other], "scaled", hl.Target("host"))
+
+
+def test_one_array_wrapped_twice_is_one_input():
+    data = np.arange(8, dtype=np.int32)
+    f = hl.Func("twice")
+    f[x] = hl.Buffer(data, "input")[x] + hl.Buffer(data, "input")[x]
+    np.testing.assert_array_equal(np.asarray(f.realize([8], hl.Target("host"))), 2 * data)

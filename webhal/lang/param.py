@@ -6,7 +6,7 @@ from webhal.errors import BufferError, CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.types import Int, Type
 from webhal.lang.buffer import Buffer, BufferRef
-from webhal.lang.expr import Expr, ExprLike, to_node
+from webhal.lang.expr import Expr, ExprLike, cast_node, to_node
 from webhal.lang.names import check_name, unique_name
 
 
@@ -91,21 +91,26 @@ class _ImageDim:
     def max(self) -> Expr:
         return self.min() + self.extent() - 1
 
+    def _constrain(self, field: str, value) -> None:
+        """The compiled pipeline checks on entry that the buffer has this value (a constant or
+        an expression of Params and other dimensions) and uses it in place of the field."""
+        self._image._constraints[(field, self._i)] = cast_node(Int(32), to_node(value))
+
     def set_bounds(self, min, extent) -> _ImageDim:  # noqa: A002
-        self._image._constraints[("min", self._i)] = min
-        self._image._constraints[("extent", self._i)] = extent
+        self._constrain("min", min)
+        self._constrain("extent", extent)
         return self
 
     def set_min(self, min) -> _ImageDim:  # noqa: A002
-        self._image._constraints[("min", self._i)] = min
+        self._constrain("min", min)
         return self
 
     def set_extent(self, extent) -> _ImageDim:
-        self._image._constraints[("extent", self._i)] = extent
+        self._constrain("extent", extent)
         return self
 
     def set_stride(self, stride) -> _ImageDim:
-        self._image._constraints[("stride", self._i)] = stride
+        self._constrain("stride", stride)
         return self
 
     def set_estimate(self, min, extent) -> _ImageDim:  # noqa: A002

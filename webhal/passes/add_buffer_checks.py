@@ -1,7 +1,9 @@
 """Checks at the pipeline's entry: each input and output buffer has the right type and
-dimensions, and covers every coordinate the pipeline reads (inputs) or writes (outputs). A failed
-check calls the runtime's error function, whose result the pipeline returns. `no_asserts` drops
-them."""
+dimensions, meets its ImageParam's constraints (dim().set_min/set_extent/set_stride), and covers
+every coordinate the pipeline reads (inputs) or writes (outputs). A failed check calls the
+runtime's error function, whose result the pipeline returns. `no_asserts` drops the checks;
+constrained fields take their constrained values in the body either way (as in Halide), so that
+later passes can fold them."""
 
 from __future__ import annotations
 
@@ -76,10 +78,29 @@ def _explicit_bounds_checks(fn) -> list[st.Stmt]:
     return out
 
 
+def _constraints(ctx: LowerContext) -> dict[str, ir.Expr]:
+    """'image.field.d' -> the value the user constrained it to, for every input."""
+    found = {}
+    for name, src in ctx.inputs.items():
+        for (field, d), value in getattr(src, "_constraints", {}).items():
+            found[f"{name}.{field}.{d}"] = value
+    return found
+
+
+def _constraint_checks(constraints: dict[str, ir.Expr]) -> list[st.Stmt]:
+    from webhal.ir.printer import to_string
+    return [st.AssertStmt(ir.EQ(ops.var(field), value), runtime_call(
+        "halide_error_constraint_violated", ir.StringImm(field), ops.var(field),
+        ir.StringImm(to_string(value)), value)) for field, value in constraints.items()]
+
+
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    constraints = _constraints(ctx)
+    for field, value in constraints.items():
+        s = st.LetStmt(field, value, s)
     if ctx.target.has_feature("no_asserts"):
         return s
-    checks: list[st.Stmt] = []
+    checks: list[st.Stmt] = _constraint_checks(constraints)
     for name, src in ctx.inputs.items():
         checks += _buffer_checks(name, src.type(), src.dimensions())
     for fn in ctx.outputs:

@@ -54,8 +54,11 @@ def message(function: str, args: list) -> tuple[str, type[HalideError]]:
                     f"has {given}"), BufferError
         case "halide_error_constraint_violated":
             var, val, constrained, cval = args
-            return (f"constraint violated: {var} ({val}) == {constrained} ({cval}); webhal "
-                    "needs the innermost dimension of every buffer to be dense"), BufferError
+            why = ("webhal needs the innermost dimension of every buffer to be dense"
+                   if var.endswith(".stride.0") else
+                   "the ImageParam's dim() constraints say so; pass a buffer that meets them")
+            return f"constraint violated: {var} ({val}) == {constrained} ({cval}); {why}", \
+                BufferError
         case "halide_error_buffer_argument_is_null":
             return f"buffer argument {args[0]} is NULL", BufferError
         case "halide_error_host_is_null":
