@@ -76,7 +76,11 @@ def _optimized(lowered: Lowered, target, with_runtime: bool):
     module, args = build_module(lowered, target)
     ref = compile_module(module, target)
     if with_runtime and not target.has_feature("no_runtime"):
-        rt = llvm.parse_assembly(str(runtime_module(target, ("allocation", "par_for",
+        # Parallel loops on a pthread pool where the platform has threads (native, or wasm
+        # with wasm_threads: link with emcc -pthread), else in order.
+        threads = not target.is_wasm or target.has_feature("wasm_threads")
+        par_for = "thread_pool" if threads else "par_for"
+        rt = llvm.parse_assembly(str(runtime_module(target, ("allocation", par_for,
                                                              "errors"))))
         ref.link_in(rt)
     return ref, args

@@ -26,8 +26,9 @@ _CTYPES = {("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16, ("int", 32): 
 
 @functools.cache
 def _register_runtime():
-    """Runtime symbols for JIT code, and the native task loop the thread pool calls. The
-    returned engine owns that loop's code and lives as long as the process."""
+    """Runtime symbols for JIT code: Python's callbacks, libm, and the native thread pool
+    (halide_do_par_for, halide_set_num_threads). The returned engine owns the pool's code and
+    lives as long as the process."""
     for name, cb in rt.CALLBACKS.items():
         llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
     libm = ctypes.util.find_library("m")
@@ -35,11 +36,18 @@ def _register_runtime():
         llvm.load_library_permanently(libm)
     from webhal.target import get_host_target
     host = get_host_target()
-    module = llvm.parse_assembly(str(runtime_module(host, ("task_ranges",))))
+    module = llvm.parse_assembly(str(runtime_module(host, ("thread_pool",))))
     engine = llvm.create_mcjit_compiler(module, target_machine(host, jit=True))
     engine.finalize_object()
-    rt.run_tasks = rt.RUN_TASKS(engine.get_function_address("webhal_run_tasks"))
+    for name in ("halide_do_par_for", "halide_set_num_threads"):
+        llvm.add_symbol(name, engine.get_function_address(name))
     return engine
+
+
+def thread_pool_size() -> int:
+    """Threads the host's parallel loops can use now: the pool's workers plus the caller."""
+    address = _register_runtime().get_function_address("webhal_thread_pool_size")
+    return ctypes.CFUNCTYPE(ctypes.c_int32)(address)()
 
 
 def scalar_ctype(t: Type):
@@ -56,7 +64,10 @@ class HostPipeline:
         _register_runtime()
         module, self.arguments = build_module(lowered, target)
         ref = compile_module(module, target, jit=True)
-        runtime = llvm.parse_assembly(str(runtime_module(target, ("allocation",))))
+        # WebGPU calls find their runtime through the calling thread: a pipeline with kernels
+        # runs its parallel loops in order on that thread (its own halide_do_par_for).
+        parts = ("allocation", "par_for") if lowered.ctx.kernels else ("allocation",)
+        runtime = llvm.parse_assembly(str(runtime_module(target, parts)))
         self.engine = llvm.create_mcjit_compiler(ref, target_machine(target, jit=True))
         self.engine.add_module(runtime)
         self.engine.finalize_object()
@@ -82,7 +93,8 @@ class HostPipeline:
                     outputs.append(hb)
             else:
                 args.append(v)
-        rt.take_error()
+        rt.num_threads()  # HL_NUM_THREADS is checked here: a bad value is a HalideError
+        rt.begin_call()
         rt.current_gpu.runtime = self.gpu
         start = time.perf_counter()
         try:

@@ -1,95 +1,73 @@
 """The runtime functions the host JIT resolves to Python: error reporting (the message becomes
-the raised exception) and halide_do_par_for on real threads (ctypes releases the GIL while a
-task runs)."""
+the raised exception) and the WebGPU calls. (halide_do_par_for is native: the thread pool in
+webhal/codegen/llvm/thread_pool.py.)"""
 
 from __future__ import annotations
 
 import ctypes
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
-from webhal.errors import HalideError
+from webhal.errors import HalideError, user_location
 from webhal.runtime import errors
 
 _state = threading.local()
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-_in_worker = threading.local()
+# An error reported on a thread pool worker: the pool runs one job at a time, so it belongs to
+# the one pipeline call whose tasks are on the workers, which takes it when its call fails.
+_worker_error: list = []
+_worker_error_lock = threading.Lock()
 
+
+def begin_call() -> None:
+    """Mark this thread as the one running a pipeline call, with no error yet."""
+    _state.error = None
+    _state.calling = True
 
 
 def take_error():
-    """The (message, exception class) of the last runtime error on this thread, once."""
+    """The (message, exception class) of the last runtime error of this thread's call, once."""
     e = getattr(_state, "error", None)
     _state.error = None
+    _state.calling = False
+    if e is None:
+        with _worker_error_lock:
+            e = _worker_error.pop() if _worker_error else None
     return e
 
 
 def _report(name: str, args) -> int:
-    if getattr(_state, "error", None) is None:
-        _state.error = errors.message(name, args)
+    _store(errors.message(name, args))
     return errors.CODES.get(name, -1)
+
+
+def _store(error) -> None:
+    if getattr(_state, "calling", False):
+        if getattr(_state, "error", None) is None:
+            _state.error = error
+        return
+    with _worker_error_lock:
+        if not _worker_error:
+            _worker_error.append(error)
 
 
 def _cstr(p) -> str:
     return ctypes.string_at(p).decode(errors="replace") if p else "?"
 
 
+_CORES = os.cpu_count() or 1
+
+
 def num_threads() -> int:
-    """The threads a parallel loop runs on: Halide's HL_NUM_THREADS, else one per core."""
+    """The threads a parallel loop runs on: Halide's HL_NUM_THREADS, else one per core (the
+    native pool reads the variable too; this checks it, so that a bad value is an error)."""
     text = os.environ.get("HL_NUM_THREADS", "").strip()
     if not text:
-        return os.cpu_count() or 1
+        return _CORES
     if not text.isdigit() or int(text) < 1:
         raise HalideError(f"HL_NUM_THREADS={text!r} is not a positive whole number of threads; "
-                          "set it to e.g. 1 or 4, or unset it for one thread per core")
+                          "set it to e.g. 1 or 4, or unset it for one thread per core",
+                          user_location())
     return int(text)
-
-
-def _pool_for(workers: int) -> ThreadPoolExecutor:
-    """The pool of helper threads, grown (never shrunk) to at least `workers` threads."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool._max_workers < workers:
-            old, _pool = _pool, ThreadPoolExecutor(
-                max_workers=workers, thread_name_prefix="webhal-par-for",
-                initializer=lambda: setattr(_in_worker, "on", True))
-            if old is not None:
-                old.shutdown(wait=False)
-        return _pool
-
-
-# Runs tasks [min, min + size) natively (webhal_run_tasks in the JIT's runtime module); set
-# by the host runner once the module is compiled.
-run_tasks = None
-RUN_TASKS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
-                             ctypes.c_int, ctypes.c_void_p)
-
-
-def _do_par_for(uc, task_ptr, lo, extent, closure) -> int:
-    """Split the tasks into one contiguous chunk per thread; the calling thread runs the first
-    chunk and helper threads the others, each with one native call (ctypes lets go of the GIL
-    meanwhile). Nested parallel loops run serially inside their task."""
-    try:
-        threads = num_threads()
-    except HalideError as exc:
-        if getattr(_state, "error", None) is None:
-            _state.error = (str(exc), HalideError)
-        return -1
-    if extent <= 1 or threads == 1 or getattr(_in_worker, "on", False):
-        return run_tasks(uc, task_ptr, lo, extent, closure)
-    chunks = min(threads, extent)
-    bounds = [lo + extent * k // chunks for k in range(chunks + 1)]
-    pool = _pool_for(chunks - 1)
-    helpers = [pool.submit(run_tasks, uc, task_ptr, bounds[k], bounds[k + 1] - bounds[k],
-                           closure) for k in range(1, chunks)]
-    _in_worker.on = True  # a parallel loop inside the first chunk stays on this thread
-    try:
-        first = run_tasks(uc, task_ptr, bounds[0], bounds[1] - bounds[0], closure)
-    finally:
-        _in_worker.on = False
-    return first or next((c for c in (h.result() for h in helpers) if c), 0)
 
 
 _S = ctypes.c_char_p
@@ -114,16 +92,15 @@ def _gpu(method: str, proto):
     def fn(uc, *args):
         rt = getattr(current_gpu, "runtime", None)
         if rt is None:
-            _state.error = ("a GPU call reached a pipeline without a WebGPU runtime",
-                            HalideError)
+            _store(("a GPU call reached a pipeline without a WebGPU runtime", HalideError))
             return -1
         try:
             code = getattr(rt, method)(*args)
         except Exception as e:  # a device error must not unwind through JIT frames
-            _state.error = (f"WebGPU: {e}", HalideError)
+            _store((f"WebGPU: {e}", HalideError))
             return -23
-        if code and rt.error and getattr(_state, "error", None) is None:
-            _state.error = rt.error
+        if code and rt.error:
+            _store(rt.error)
         return code
     return proto(fn)
 
@@ -152,6 +129,4 @@ CALLBACKS = {
     "halide_error_out_of_memory": _error_callback("halide_error_out_of_memory", [], ()),
     "halide_error_explicit_bounds_too_small": _error_callback(
         "halide_error_explicit_bounds_too_small", [_P, _P, _I, _I, _I, _I], (0, 1)),
-    "halide_do_par_for": ctypes.CFUNCTYPE(ctypes.c_int, _P, _P, ctypes.c_int, ctypes.c_int,
-                                          _P)(_do_par_for),
 }

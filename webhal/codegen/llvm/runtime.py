@@ -1,5 +1,6 @@
 """The parts of webhal's runtime written as LLVM IR, linked into objects for the host JIT and
-static libraries: aligned allocation, a serial halide_do_par_for, and error functions that
+static libraries: aligned allocation, halide_do_par_for (serial, or on a pthread pool: see
+thread_pool.py), and error functions that
 format with snprintf and report through halide_error (weak, so users can override it, as with
 Halide's runtime)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from webhal.codegen.llvm import thread_pool
 from webhal.codegen.llvm.target_machine import target_machine, triple
 from webhal.codegen.llvm.types import I8, I32, I64, PTR
 from webhal.runtime.errors import CODES
@@ -124,7 +126,8 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
 
 
 def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:
-    """A module with the runtime parts asked for: allocation, par_for, errors."""
+    """A module with the runtime parts asked for: allocation, par_for (serial), thread_pool,
+    errors."""
     m = ll.Module(name="webhal_runtime")
     m.triple = triple(target)
     m.data_layout = str(target_machine(target).target_data)
@@ -133,8 +136,8 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
         _allocation(m, size_t)
     if "par_for" in parts:
         _serial_par_for(m)
-    if "task_ranges" in parts:  # for the host JIT's thread pool: one native call per chunk
-        _serial_par_for(m, "webhal_run_tasks")
+    if "thread_pool" in parts:  # halide_do_par_for on pthreads, halide_set_num_threads
+        thread_pool.build(m, size_t)
     if "errors" in parts:
         _errors(m, size_t)
     return m

@@ -1,0 +1,265 @@
+"""halide_do_par_for on a pool of POSIX threads, written as LLVM IR (the host JIT links it; so can
+any object whose platform has pthreads).
+
+One job at a time: the caller publishes the job (task, closure, user context, index range) under
+the pool's mutex, bumps a generation counter and wakes every worker; caller and workers then
+claim task indices with an atomic add until the range is used up, and the caller waits until
+each worker has acknowledged the job (so none can still be reading it when the next one is
+published). A par_for that finds the pool busy (nested in a task, or called from another thread
+meanwhile) runs its tasks in order on its own thread. The first failing task's code is returned;
+tasks not yet claimed are then skipped.
+
+Threads: halide_set_num_threads(n) if called, else HL_NUM_THREADS, else one per core
+(sysconf); the pool starts workers when first needed and keeps them. pthread_mutex_t and
+pthread_cond_t are zero-initialized storage (glibc's and musl's static initializers are all
+zeros), 64 bytes each, more than either library needs.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from webhal.codegen.llvm.types import I8, I32, PTR
+
+SYNC_BYTES = 64
+SC_NPROCESSORS_ONLN = 84  # glibc's and musl's value
+TASK = ll.FunctionType(I32, [PTR, I32, PTR])
+
+
+class _Pool:
+    def __init__(self, m: ll.Module, size_t: ll.IntType):
+        self.m, self.size_t = m, size_t
+        self.mutex, self.wake, self.done = (self._sync(n) for n in ("mutex", "wake", "done"))
+        self.workers, self.generation, self.unfinished, self.busy, self.requested = (
+            self._global(n, I32) for n in ("workers", "generation", "unfinished", "busy",
+                                           "requested"))
+        self.task, self.closure, self.uc = (self._global(n, PTR) for n in ("task", "closure",
+                                                                            "uc"))
+        self.next, self.end, self.result = (self._global(n, I32) for n in ("next", "end",
+                                                                           "result"))
+        f = self._declare
+        self.lock = f("pthread_mutex_lock", I32, [PTR])
+        self.unlock = f("pthread_mutex_unlock", I32, [PTR])
+        self.cond_wait = f("pthread_cond_wait", I32, [PTR, PTR])
+        self.broadcast = f("pthread_cond_broadcast", I32, [PTR])
+        self.create = f("pthread_create", I32, [PTR, PTR, PTR, PTR])
+        self.getenv = f("getenv", PTR, [PTR])
+        self.atoi = f("atoi", I32, [PTR])
+        self.sysconf = f("sysconf", ll.IntType(64) if size_t.width == 64 else I32, [I32])
+
+    def _sync(self, name: str) -> ll.GlobalVariable:
+        t = ll.ArrayType(I8, SYNC_BYTES)
+        g = ll.GlobalVariable(self.m, t, name=f"webhal.pool.{name}")
+        g.linkage, g.align, g.initializer = "internal", 16, ll.Constant(t, None)
+        return g
+
+    def _global(self, name: str, t: ll.Type) -> ll.GlobalVariable:
+        g = ll.GlobalVariable(self.m, t, name=f"webhal.pool.{name}")
+        g.linkage, g.initializer = "internal", ll.Constant(t, None)
+        return g
+
+    def _declare(self, name: str, ret: ll.Type, args: list[ll.Type]) -> ll.Function:
+        return self.m.globals.get(name) or ll.Function(self.m, ll.FunctionType(ret, args),
+                                                       name=name)
+
+    @staticmethod
+    def call_task(b: ll.IRBuilder, task, args):
+        # An indirect call: llvmlite takes the callee's type from a typed pointer.
+        callee = ll.instructions.CastInstr(b.block, "bitcast", task, TASK.as_pointer())
+        b._insert(callee)
+        return b.call(callee, args)
+
+    def string(self, name: str, text: str) -> ll.Value:
+        data = bytearray(text.encode() + b"\0")
+        t = ll.ArrayType(I8, len(data))
+        g = ll.GlobalVariable(self.m, t, name=name)
+        g.global_constant, g.linkage, g.initializer = True, "private", ll.Constant(t, data)
+        return g.bitcast(PTR)
+
+
+def _ld(b: ll.IRBuilder, ptr) -> ll.Value:
+    """Load a global or an alloca (pointers are opaque: the type comes from the pointee)."""
+    t = ptr.value_type if isinstance(ptr, ll.GlobalVariable) else ptr.allocated_type
+    return b.load(ptr, typ=t)
+
+
+def _while(b: ll.IRBuilder, condition, body) -> None:
+    """while condition(b): body(b), with fresh blocks."""
+    fn = b.block.function
+    test, loop, after = (fn.append_basic_block(n) for n in ("while.test", "while.body",
+                                                             "while.end"))
+    b.branch(test)
+    b.position_at_end(test)
+    b.cbranch(condition(b), loop, after)
+    b.position_at_end(loop)
+    body(b)
+    b.branch(test)
+    b.position_at_end(after)
+
+
+def _claim(p: _Pool) -> ll.Function:
+    """Run tasks of the published job, claimed one index at a time, until none are left or one
+    has failed."""
+    fn = ll.Function(p.m, ll.FunctionType(ll.VoidType(), []), name="webhal.pool.claim")
+    fn.linkage = "internal"
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    loop, run, stop = (fn.append_basic_block(n) for n in ("claim", "run", "stop"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    result = b.load_atomic(p.result, "monotonic", 4, typ=I32)
+    failed = b.icmp_signed("!=", result, ll.Constant(I32, 0))
+    index = b.atomic_rmw("add", p.next, ll.Constant(I32, 1), "monotonic")
+    used_up = b.icmp_signed(">=", index, _ld(b, p.end))
+    b.cbranch(b.or_(failed, used_up), stop, run)
+    b.position_at_end(run)
+    code = p.call_task(b, _ld(b, p.task), [_ld(b, p.uc), index, _ld(b, p.closure)])
+    with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
+        b.cmpxchg(p.result, ll.Constant(I32, 0), code, "monotonic", "monotonic")
+    b.branch(loop)
+    b.position_at_end(stop)
+    b.ret_void()
+    return fn
+
+
+def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
+    """A pool thread: wait for a new generation, work on its job, acknowledge, repeat. Its
+    argument is the generation current when it was created."""
+    fn = ll.Function(p.m, ll.FunctionType(PTR, [PTR]), name="webhal.pool.worker")
+    fn.linkage = "internal"
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    seen = b.alloca(I32)
+    b.store(b.trunc(b.ptrtoint(fn.args[0], p.size_t), I32), seen)
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    forever = fn.append_basic_block("forever")
+    b.branch(forever)
+    b.position_at_end(forever)
+    _while(b, lambda b: b.icmp_signed("==", _ld(b, p.generation), _ld(b, seen)),
+           lambda b: b.call(p.cond_wait, [p.wake.bitcast(PTR), p.mutex.bitcast(PTR)]))
+    b.store(_ld(b, p.generation), seen)
+    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    b.call(claim, [])
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    left = b.sub(_ld(b, p.unfinished), ll.Constant(I32, 1))
+    b.store(left, p.unfinished)
+    with b.if_then(b.icmp_signed("==", left, ll.Constant(I32, 0))):
+        b.call(p.broadcast, [p.done.bitcast(PTR)])
+    b.branch(forever)
+    return fn
+
+
+def _threads_wanted(p: _Pool) -> ll.Function:
+    """halide_set_num_threads's value, else HL_NUM_THREADS, else the number of cores."""
+    fn = ll.Function(p.m, ll.FunctionType(I32, []), name="webhal.pool.threads_wanted")
+    fn.linkage = "internal"
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    requested = _ld(b, p.requested)
+    with b.if_then(b.icmp_signed(">", requested, ll.Constant(I32, 0))):
+        b.ret(requested)
+    text = b.call(p.getenv, [p.string("webhal.pool.env", "HL_NUM_THREADS")])
+    with b.if_then(b.icmp_unsigned("!=", text, ll.Constant(PTR, None))):
+        n = b.call(p.atoi, [text])
+        with b.if_then(b.icmp_signed(">", n, ll.Constant(I32, 0))):
+            b.ret(n)
+    cores = b.call(p.sysconf, [ll.Constant(I32, SC_NPROCESSORS_ONLN)])
+    cores = b.trunc(cores, I32) if cores.type != I32 else cores
+    b.ret(b.select(b.icmp_signed(">", cores, ll.Constant(I32, 0)), cores, ll.Constant(I32, 1)))
+    return fn
+
+
+def _serial(b: ll.IRBuilder, p: _Pool, uc, task, lo, end, closure) -> None:
+    """Run tasks lo .. end - 1 in order on this thread and return the first failure's code."""
+    i = b.alloca(I32)
+    b.store(lo, i)
+    fn = b.block.function
+    test, body, done = (fn.append_basic_block(n) for n in ("serial.test", "serial.body",
+                                                            "serial.done"))
+    b.branch(test)
+    b.position_at_end(test)
+    b.cbranch(b.icmp_signed("<", _ld(b, i), end), body, done)
+    b.position_at_end(body)
+    code = p.call_task(b, task, [uc, _ld(b, i), closure])
+    with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
+        b.ret(code)
+    b.store(b.add(_ld(b, i), ll.Constant(I32, 1)), i)
+    b.branch(test)
+    b.position_at_end(done)
+    b.ret(ll.Constant(I32, 0))
+
+
+def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> None:
+    """Add halide_do_par_for (weak, like the rest of the runtime), halide_set_num_threads and
+    webhal_thread_pool_size."""
+    p = _Pool(m, size_t)
+    claim = _claim(p)
+    worker = _worker(p, claim)
+    wanted = _threads_wanted(p)
+
+    size = ll.Function(m, ll.FunctionType(I32, []), name="webhal_thread_pool_size")
+    size.linkage = "weak"  # the threads a job can use now: the workers started plus the caller
+    b = ll.IRBuilder(size.append_basic_block("entry"))
+    b.ret(b.add(_ld(b, p.workers), ll.Constant(I32, 1)))
+
+    setter = ll.Function(m, ll.FunctionType(I32, [I32]), name="halide_set_num_threads")
+    setter.linkage = "weak"
+    b = ll.IRBuilder(setter.append_basic_block("entry"))
+    old = b.call(wanted, [])
+    b.store(setter.args[0], p.requested)
+    b.ret(old)
+
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]), name=name)
+    fn.linkage = "weak"
+    uc, task, lo, size, closure = fn.args
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    tid = b.alloca(ll.ArrayType(I8, 16))  # a pthread_t, which nobody joins
+    end = b.add(lo, size)
+    serial = fn.append_basic_block("serial")
+    helpers = b.sub(b.call(wanted, []), ll.Constant(I32, 1))
+    helpers = b.select(b.icmp_signed("<", helpers, b.sub(size, ll.Constant(I32, 1))), helpers,
+                       b.sub(size, ll.Constant(I32, 1)))
+    try_pool = fn.append_basic_block("try_pool")
+    b.cbranch(b.icmp_signed(">", helpers, ll.Constant(I32, 0)), try_pool, serial)
+    b.position_at_end(try_pool)
+    taken = b.cmpxchg(p.busy, ll.Constant(I32, 0), ll.Constant(I32, 1), "acquire", "monotonic")
+    publish = fn.append_basic_block("publish")
+    b.cbranch(b.extract_value(taken, 1), publish, serial)
+
+    b.position_at_end(publish)
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    gen = _ld(b, p.generation)
+    gen_arg = b.inttoptr(b.zext(gen, size_t) if size_t.width > 32 else gen, PTR)
+
+    def start_one(b):
+        made = b.call(p.create, [b.bitcast(tid, PTR), ll.Constant(PTR, None),
+                                 worker.bitcast(PTR), gen_arg])
+        with b.if_then(b.icmp_signed("!=", made, ll.Constant(I32, 0)), likely=False):
+            b.branch(give_up)  # no more threads (or none at all): go on with those there are
+        b.store(b.add(_ld(b, p.workers), ll.Constant(I32, 1)), p.workers)
+
+    give_up = fn.append_basic_block("create_failed")
+    _while(b, lambda b: b.icmp_signed("<", _ld(b, p.workers), helpers), start_one)
+    started = fn.append_basic_block("started")
+    b.branch(started)
+    b.position_at_end(give_up)
+    b.branch(started)
+    b.position_at_end(started)
+    b.store(task, p.task)
+    b.store(closure, p.closure)
+    b.store(uc, p.uc)
+    b.store(lo, p.next)
+    b.store(end, p.end)
+    b.store(ll.Constant(I32, 0), p.result)
+    b.store(_ld(b, p.workers), p.unfinished)
+    b.store(b.add(gen, ll.Constant(I32, 1)), p.generation)
+    b.call(p.broadcast, [p.wake.bitcast(PTR)])
+    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    b.call(claim, [])
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    _while(b, lambda b: b.icmp_signed(">", _ld(b, p.unfinished), ll.Constant(I32, 0)),
+           lambda b: b.call(p.cond_wait, [p.done.bitcast(PTR), p.mutex.bitcast(PTR)]))
+    result = _ld(b, p.result)
+    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    b.store_atomic(ll.Constant(I32, 0), p.busy, "release", 4)
+    b.ret(result)
+
+    b.position_at_end(serial)
+    _serial(b, p, uc, task, lo, end, closure)
