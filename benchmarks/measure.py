@@ -11,7 +11,9 @@ import numpy as np
 
 SIMD = "wasm-32-wasmrt-wasm_simd128"
 SCALAR = "wasm-32-wasmrt"
-TARGET_LABELS = {SIMD: "wasm SIMD", SCALAR: "wasm scalar"}
+THREADS = "wasm-32-wasmrt-wasm_simd128-wasm_threads"
+TARGET_LABELS = {SIMD: "wasm SIMD", SCALAR: "wasm scalar", THREADS: "wasm SIMD+threads"}
+TARGET_SLUGS = {SIMD: "simd", SCALAR: "scalar", THREADS: "threads"}
 
 
 @dataclass(frozen=True)

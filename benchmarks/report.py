@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.measure import SCALAR, SIMD, Measurement
+from benchmarks.measure import SCALAR, SIMD, THREADS, Measurement
 from benchmarks.suite import Spec
 
 # (env, target, title): one webhal-vs-Halide comparison each.
@@ -21,6 +21,8 @@ ENVIRONMENTS = [
     ("node", SCALAR, "Node, wasm scalar"),
     ("chromium", SIMD, "Chromium, wasm SIMD"),
     ("chromium", SCALAR, "Chromium, wasm scalar"),
+    ("node", THREADS, "Node, wasm SIMD + threads"),
+    ("chromium", THREADS, "Chromium, wasm SIMD + threads"),
     ("host", "call", "Host JIT, compiled entry point"),
     ("host", "realize", "Host JIT, realize()"),
 ]
@@ -145,6 +147,9 @@ class Results:
                 row[f"{env}_simd_ms"] = wasm
                 row[f"{env}_over_host"] = wasm / host if wasm and host else None
                 row[f"{env}_over_matched"] = wasm / matched if wasm and matched else None
+                threaded = self.ms(spec.name, env, "webhal", THREADS)
+                row[f"{env}_threads_ms"] = threaded
+                row[f"{env}_threads_over_host"] = threaded / host if threaded and host else None
             if any(v is not None for k, v in row.items() if k != "pipeline"):
                 rows.append(row)
         return rows
@@ -220,15 +225,23 @@ WASM_VS_HOST_COLUMNS = [
 ]
 
 
-def _wasm_vs_host_cells(row: dict) -> list[str]:
+# The same with wasm SIMD on threads (pthreads on Web Workers), against the host on every core.
+THREADS_VS_HOST_COLUMNS = [
+    ("pipeline", "pipeline", None), ("host ms", "host_call_ms", 3),
+    ("Node ms", "node_threads_ms", 3), ("/host", "node_threads_over_host", 2),
+    ("Chrome ms", "chromium_threads_ms", 3), ("/host", "chromium_threads_over_host", 2),
+]
+
+
+def _wasm_vs_host_cells(row: dict, columns=WASM_VS_HOST_COLUMNS) -> list[str]:
     return [row[key] if digits is None else _fmt(row[key], digits)
-            for _, key, digits in WASM_VS_HOST_COLUMNS]
+            for _, key, digits in columns]
 
 
-def _wasm_vs_host_geomeans(rows: list[dict]) -> list[str]:
+def _wasm_vs_host_geomeans(rows: list[dict], columns=WASM_VS_HOST_COLUMNS) -> list[str]:
     return ["geomean" if digits is None else
             _fmt(geomean([r[key] for r in rows]), 2) if "_over_" in key else ""
-            for _, key, digits in WASM_VS_HOST_COLUMNS]
+            for _, key, digits in columns]
 
 
 def print_tables(console: Console, results: Results, opencv: Measurement | str | None) -> None:
@@ -257,6 +270,16 @@ def print_tables(console: Console, results: Results, opencv: Measurement | str |
         table.add_section()
         table.add_row(*_wasm_vs_host_geomeans(rows))
         console.print(table)
+        if any(r["node_threads_ms"] or r["chromium_threads_ms"] for r in rows):
+            table = Table(title="webhal: wasm SIMD + threads vs its host JIT (both on every "
+                          "core)", title_justify="left")
+            for header, _, _ in THREADS_VS_HOST_COLUMNS:
+                table.add_column(header, justify="left" if header == "pipeline" else "right")
+            for r in rows:
+                table.add_row(*_wasm_vs_host_cells(r, THREADS_VS_HOST_COLUMNS))
+            table.add_section()
+            table.add_row(*_wasm_vs_host_geomeans(rows, THREADS_VS_HOST_COLUMNS))
+            console.print(table)
 
     rows = results.simd_speedup()
     if rows:
@@ -380,6 +403,12 @@ def write_html(path: Path, results: Results, meta: dict,
                         "wasm run's resources; /host and /match: the wasm time before them "
                         "over those.</p>"
                         + _table([h for h, _, _ in WASM_VS_HOST_COLUMNS], rows))
+        if any(r["node_threads_ms"] or r["chromium_threads_ms"] for r in host):
+            rows = [_wasm_vs_host_cells(r, THREADS_VS_HOST_COLUMNS) for r in host]
+            rows.append(_wasm_vs_host_geomeans(host, THREADS_VS_HOST_COLUMNS))
+            sections.append("<h2>webhal: wasm SIMD + threads vs its host JIT (both on every "
+                            "core)</h2>" + _table([h for h, _, _ in THREADS_VS_HOST_COLUMNS],
+                                                  rows))
     speed = results.simd_speedup()
     if speed:
         rows = [[r["pipeline"], *(_fmt(r[k], 2) for k in (

@@ -1,7 +1,7 @@
 """Run the benchmark suite: webhal against Halide (PyPI, a benchmark-only peer) in Node, in
 headless Chromium and on the host, and numpy and OpenCV.js for scale.
 
-    .venv/bin/python -m benchmarks.run [--quick] [--only NAME]... [--targets simd,scalar]
+    .venv/bin/python -m benchmarks.run [--quick] [--only NAME]... [--targets simd,scalar,threads]
                                        [--skip node,chromium,host,opencv] [--rebuild]
 
 Prints a table per environment, writes benchmarks/results/results.json and report.html.
@@ -26,7 +26,7 @@ from rich.console import Console
 
 import webhal
 from benchmarks import host, opencv, report, wasm
-from benchmarks.measure import FULL, QUICK, SCALAR, SIMD, TARGET_LABELS, Measurement
+from benchmarks.measure import FULL, QUICK, SCALAR, SIMD, TARGET_LABELS, THREADS, Measurement
 from benchmarks.suite import SUITE, Spec
 from webhal.errors import ToolchainError
 from webhal.toolchain import find_chromium, find_emscripten, find_node
@@ -42,7 +42,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", action="append", default=[], metavar="NAME",
                    help=f"run only this pipeline (repeatable; one of {', '.join(SUITE)})")
     p.add_argument("--targets", default=None,
-                   help="comma-separated: simd, scalar (default: both; --quick: simd)")
+                   help="comma-separated: simd, scalar, threads (wasm SIMD on pthreads; "
+                        "default: all three; --quick: simd)")
     p.add_argument("--skip", default="", help=f"comma-separated steps to skip: {', '.join(STEPS)}")
     p.add_argument("--rebuild", action="store_true", help="rebuild every wasm harness")
     p.add_argument("--stat", choices=("median", "min"), default="median",
@@ -143,12 +144,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"{', '.join(SUITE)}[/]")
         return 2
     specs: list[Spec] = [SUITE[n] for n in (args.only or SUITE)]
-    names = {"simd": SIMD, "scalar": SCALAR}
-    chosen = args.targets or ("simd" if args.quick else "simd,scalar")
+    names = {"simd": SIMD, "scalar": SCALAR, "threads": THREADS}
+    chosen = args.targets or ("simd" if args.quick else "simd,scalar,threads")
     try:
         targets = [names[t.strip()] for t in chosen.split(",") if t.strip()]
     except KeyError as exc:
-        console.print(f"[red]unknown target {exc}; use simd and/or scalar[/]")
+        console.print(f"[red]unknown target {exc}; use simd, scalar and/or threads[/]")
         return 2
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if skip - set(STEPS):

@@ -24,7 +24,7 @@ from types import ModuleType
 import numpy as np
 
 import webhal
-from benchmarks.measure import SIMD, Measurement, Settings
+from benchmarks.measure import SCALAR, TARGET_SLUGS, THREADS, Measurement, Settings
 from benchmarks.suite import Spec
 from webhal.aot import INCLUDE_DIR as WEBHAL_INCLUDE
 from webhal.errors import HalideError, ToolchainError
@@ -94,7 +94,7 @@ class WasmBuild:
 
 
 def target_slug(target: str) -> str:
-    return "simd" if target == SIMD else "scalar"
+    return TARGET_SLUGS[target]
 
 
 def harness_args(settings: Settings) -> list[str]:
@@ -173,8 +173,18 @@ def implementation_digest(impl: str, hl: ModuleType) -> str:
 
 
 def _emcc_flags(target: str) -> list[str]:
-    return ["-O3", *(["-msimd128"] if target == SIMD else []), "-sENVIRONMENT=web,node",
-            "-sALLOW_MEMORY_GROWTH=1", "-sINITIAL_MEMORY=67108864"]
+    flags = ["-O3", "-sENVIRONMENT=web,node"]
+    if target != SCALAR:
+        flags.append("-msimd128")
+    if target == THREADS:
+        # Workers made before main() runs: a browser's main thread cannot wait for a new one.
+        # Growing shared memory is slow in JS, so the memory is fixed (and large enough);
+        # EXIT_RUNTIME ends the workers when main returns, else Node would wait for them.
+        flags += ["-pthread", f"-sPTHREAD_POOL_SIZE={os.cpu_count() or 2}",
+                  "-sINITIAL_MEMORY=268435456", "-sEXIT_RUNTIME=1"]
+    else:
+        flags += ["-sALLOW_MEMORY_GROWTH=1", "-sINITIAL_MEMORY=67108864"]
+    return flags
 
 
 def include_dir(impl: str, hl: ModuleType) -> str:

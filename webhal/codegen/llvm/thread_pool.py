@@ -2,10 +2,12 @@
 any object whose platform has pthreads).
 
 One job at a time: the caller publishes the job (task, closure, user context, index range) under
-the pool's mutex, bumps a generation counter and wakes every worker; caller and workers then
-claim task indices with an atomic add until the range is used up, and the caller waits until
-each worker has acknowledged the job (so none can still be reading it when the next one is
-published). A par_for that finds the pool busy (nested in a task, or called from another thread
+the pool's mutex, opens it, bumps a generation counter and wakes every worker; caller and the
+workers that join (under the mutex, while the job is open) claim task indices with an atomic add
+until the range is used up. The caller then closes the job and waits for the workers that joined
+to finish; a worker that wakes later finds it closed, so no worker can read a finished job, and
+the caller never waits for a worker that was slow to wake (in a browser that can take longer
+than the job). A par_for that finds the pool busy (nested in a task, or called from another thread
 meanwhile) runs its tasks in order on its own thread. The first failing task's code is returned;
 tasks not yet claimed are then skipped.
 
@@ -22,6 +24,7 @@ from llvmlite import ir as ll
 from webhal.codegen.llvm.types import I8, I32, PTR
 
 SYNC_BYTES = 64
+SPIN = 1 << 15  # checks of a flag before sleeping on a condition variable
 SC_NPROCESSORS_ONLN = 84  # glibc's and musl's value
 TASK = ll.FunctionType(I32, [PTR, I32, PTR])
 
@@ -30,8 +33,8 @@ class _Pool:
     def __init__(self, m: ll.Module, size_t: ll.IntType):
         self.m, self.size_t = m, size_t
         self.mutex, self.wake, self.done = (self._sync(n) for n in ("mutex", "wake", "done"))
-        self.workers, self.generation, self.unfinished, self.busy, self.requested = (
-            self._global(n, I32) for n in ("workers", "generation", "unfinished", "busy",
+        self.workers, self.generation, self.active, self.open, self.busy, self.requested = (
+            self._global(n, I32) for n in ("workers", "generation", "active", "open", "busy",
                                            "requested"))
         self.task, self.closure, self.uc = (self._global(n, PTR) for n in ("task", "closure",
                                                                             "uc"))
@@ -83,6 +86,37 @@ def _ld(b: ll.IRBuilder, ptr) -> ll.Value:
     return b.load(ptr, typ=t)
 
 
+def _entry_alloca(b: ll.IRBuilder, t: ll.Type) -> ll.Value:
+    """A stack slot made once per call (an alloca inside a loop would grow the stack)."""
+    entry = b.block.function.entry_basic_block
+    with b.goto_block(entry):
+        b.position_at_start(entry)
+        return b.alloca(t)
+
+
+def _ld_atomic(b: ll.IRBuilder, g: ll.GlobalVariable) -> ll.Value:
+    return b.load_atomic(g, "acquire", 4, typ=g.value_type)
+
+
+def _spin(b: ll.IRBuilder, keep_spinning) -> None:
+    """Check keep_spinning(b) up to SPIN times: a job that arrives (or ends) within a few tens
+    of microseconds is seen without the cost of sleeping on a condition variable and being
+    woken, which is most of a short job's time otherwise."""
+    fn = b.block.function
+    count = _entry_alloca(b, I32)
+    b.store(ll.Constant(I32, 0), count)
+    test, again, after = (fn.append_basic_block(n) for n in ("spin.test", "spin.again",
+                                                             "spin.end"))
+    b.branch(test)
+    b.position_at_end(test)
+    spins = _ld(b, count)
+    b.cbranch(b.icmp_signed("<", spins, ll.Constant(I32, SPIN)), again, after)
+    b.position_at_end(again)
+    b.store(b.add(spins, ll.Constant(I32, 1)), count)
+    b.cbranch(keep_spinning(b), test, after)
+    b.position_at_end(after)
+
+
 def _while(b: ll.IRBuilder, condition, body) -> None:
     """while condition(b): body(b), with fresh blocks."""
     fn = b.block.function
@@ -122,27 +156,31 @@ def _claim(p: _Pool) -> ll.Function:
 
 
 def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
-    """A pool thread: wait for a new generation, work on its job, acknowledge, repeat. Its
-    argument is the generation current when it was created."""
+    """A pool thread: wait for a new generation, join its job if it is still open, claim tasks,
+    leave (waking the caller when last out), repeat. Its argument is the generation current when
+    it was created."""
     fn = ll.Function(p.m, ll.FunctionType(PTR, [PTR]), name="webhal.pool.worker")
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     seen = b.alloca(I32)
     b.store(b.trunc(b.ptrtoint(fn.args[0], p.size_t), I32), seen)
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
     forever = fn.append_basic_block("forever")
     b.branch(forever)
     b.position_at_end(forever)
+    _spin(b, lambda b: b.icmp_signed("==", _ld_atomic(b, p.generation), _ld(b, seen)))
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
     _while(b, lambda b: b.icmp_signed("==", _ld(b, p.generation), _ld(b, seen)),
            lambda b: b.call(p.cond_wait, [p.wake.bitcast(PTR), p.mutex.bitcast(PTR)]))
     b.store(_ld(b, p.generation), seen)
+    with b.if_then(b.icmp_signed("!=", _ld(b, p.open), ll.Constant(I32, 0))):
+        b.atomic_rmw("add", p.active, ll.Constant(I32, 1), "monotonic")
+        b.call(p.unlock, [p.mutex.bitcast(PTR)])
+        b.call(claim, [])
+        b.call(p.lock, [p.mutex.bitcast(PTR)])
+        before = b.atomic_rmw("sub", p.active, ll.Constant(I32, 1), "release")
+        with b.if_then(b.icmp_signed("==", before, ll.Constant(I32, 1))):
+            b.call(p.broadcast, [p.done.bitcast(PTR)])
     b.call(p.unlock, [p.mutex.bitcast(PTR)])
-    b.call(claim, [])
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
-    left = b.sub(_ld(b, p.unfinished), ll.Constant(I32, 1))
-    b.store(left, p.unfinished)
-    with b.if_then(b.icmp_signed("==", left, ll.Constant(I32, 0))):
-        b.call(p.broadcast, [p.done.bitcast(PTR)])
     b.branch(forever)
     return fn
 
@@ -168,7 +206,7 @@ def _threads_wanted(p: _Pool) -> ll.Function:
 
 def _serial(b: ll.IRBuilder, p: _Pool, uc, task, lo, end, closure) -> None:
     """Run tasks lo .. end - 1 in order on this thread and return the first failure's code."""
-    i = b.alloca(I32)
+    i = _entry_alloca(b, I32)
     b.store(lo, i)
     fn = b.block.function
     test, body, done = (fn.append_basic_block(n) for n in ("serial.test", "serial.body",
@@ -248,13 +286,17 @@ def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> 
     b.store(lo, p.next)
     b.store(end, p.end)
     b.store(ll.Constant(I32, 0), p.result)
-    b.store(_ld(b, p.workers), p.unfinished)
-    b.store(b.add(gen, ll.Constant(I32, 1)), p.generation)
+    b.store(ll.Constant(I32, 1), p.open)
+    b.store_atomic(b.add(gen, ll.Constant(I32, 1)), p.generation, "release", 4)
     b.call(p.broadcast, [p.wake.bitcast(PTR)])
     b.call(p.unlock, [p.mutex.bitcast(PTR)])
     b.call(claim, [])
     b.call(p.lock, [p.mutex.bitcast(PTR)])
-    _while(b, lambda b: b.icmp_signed(">", _ld(b, p.unfinished), ll.Constant(I32, 0)),
+    b.store(ll.Constant(I32, 0), p.open)  # no one joins now; wait for those who did
+    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    _spin(b, lambda b: b.icmp_signed(">", _ld_atomic(b, p.active), ll.Constant(I32, 0)))
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    _while(b, lambda b: b.icmp_signed(">", _ld(b, p.active), ll.Constant(I32, 0)),
            lambda b: b.call(p.cond_wait, [p.done.bitcast(PTR), p.mutex.bitcast(PTR)]))
     result = _ld(b, p.result)
     b.call(p.unlock, [p.mutex.bitcast(PTR)])
