@@ -54,9 +54,13 @@ def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
             w = ir.Div(_cast(t, w), _c(float((1 << w.type.bits) - 1), t))
         return ir.Add(ir.Mul(z, ir.Sub(_c(1.0, t), w)), ir.Mul(o, w))
     bits, lanes = t.bits, t.lanes
-    wide = UInt(64, lanes)
-    scale = (1 << bits) - 1
     wt = w.type
+    # The numerator is at most scale**2: 32 bits hold it for 8- and 16-bit values (and WGSL,
+    # which has no 64-bit integers, can run it), 64 bits for 32-bit values.
+    narrow = bits <= 16 and (wt.is_float() or wt.bits <= 32)
+    wide, signed = (UInt(32, lanes), Int(32, lanes)) if narrow else (UInt(64, lanes),
+                                                                     Int(64, lanes))
+    scale = (1 << bits) - 1
     if wt.is_float():  # truncated, in the weight's float type (float64 for 32-bit values)
         ft = Float(64, lanes) if bits == 32 else wt
         wf = ir.Mul(_cast(ft, w), _c(float(scale), ft))
@@ -74,15 +78,14 @@ def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
             filled += wt.bits
         wq = ir.Call(wide, "shift_right", (acc, _c(filled - bits, wide)), ir.CallType.INTRINSIC)
     bias = 1 << (bits - 1) if t.is_int() else 0
-    i64 = Int(64, lanes)
-    zu = _cast(wide, ir.Add(_cast(i64, z), _c(bias, i64)))
-    ou = _cast(wide, ir.Add(_cast(i64, o), _c(bias, i64)))
+    zu = _cast(wide, ir.Add(_cast(signed, z), _c(bias, signed)))
+    ou = _cast(wide, ir.Add(_cast(signed, o), _c(bias, signed)))
     num = ir.Add(ir.Mul(zu, ir.Sub(_c(scale, wide), wq)), ir.Mul(ou, wq))
     # num / scale rounded half up, as (2 * num + scale) / (2 * scale) but without overflowing
     # 64 bits when the values are 32-bit (num is below scale**2 < 2**64).
     half_up = ir.GE(ir.Mod(num, _c(scale, wide)), _c((scale + 1) // 2, wide))
     res = ir.Add(ir.Div(num, _c(scale, wide)), _cast(wide, half_up))
-    return _cast(t, ir.Sub(_cast(i64, res), _c(bias, i64)))
+    return _cast(t, ir.Sub(_cast(signed, res), _c(bias, signed)))
 
 
 def _mux(idx: ir.Expr, values: tuple, t: Type) -> ir.Expr:
