@@ -1027,11 +1027,6 @@ def test_shared_memory_read_by_vector_loads(target, tail, wgpu_adapter):
     assert lowered.ctx.kernels[0].workgroup == (20, 4, 1)  # 16 + 4 columns, 4 rows
 
 
-@pytest.mark.xfail(strict=True, raises=hl.BufferError,
-                   reason="bounds inference (CPU targets too): a Func computed at a consumer's "
-                          "tile loop and split itself (ShiftInwards) is given a footprint "
-                          "reaching below its min (the input 'is accessed at -17'); the "
-                          "interval bound of min(a + 8, c) - min(a, c) is not tight")
 def test_shared_memory_producer_vectorized_in_shifted_tiles(target, wgpu_adapter):
     """The producer's own vector loop inside its thread loop, in tiles of a consumer that are
     shifted inwards: a bound on the producer's footprint sizes both."""

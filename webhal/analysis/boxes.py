@@ -22,6 +22,7 @@ class _Collector:
     def __init__(self, names: set[str] | None, reads: bool, writes: bool):
         self.names, self.reads, self.writes = names, reads, writes
         self.boxes: dict[str, Box] = {}
+        self.lets: list[tuple[str, ir.Expr]] = []  # the enclosing LetStmts, outermost first
 
     def wanted(self, name: str) -> bool:
         return self.names is None or name in self.names
@@ -63,7 +64,9 @@ class _Collector:
                 self.expr(s.value, scope, cons)
                 inner = dict(scope)
                 inner[s.name] = bounds_of(s.value, scope, cons)
-                self.stmt(s.body, inner, cons)
+                self.lets.append((s.name, s.value))
+                self.stmt(s.body, inner, _with_let_differences(s.name, s.value, self.lets, cons))
+                self.lets.pop()
             case st.IfThenElse():
                 self.expr(s.condition, scope, cons)
                 self.stmt(s.then_case, scope, refine(s.condition, True, scope, cons))
@@ -97,6 +100,24 @@ class _Collector:
                 self.expr(s.index, scope, cons)
             case _:
                 raise TypeError(f"boxes: unexpected statement {type(s).__name__}")
+
+
+def _with_let_differences(name: str, value: ir.Expr, lets, cons: Constraints) -> Constraints:
+    """Facts `name - other == k` for enclosing lets whose values differ from this one's by a
+    constant (a Func's x.max is its x.min plus the extent - 1): each side ranges over an
+    interval when the lets depend on an outer loop, and their difference would come out as
+    wide as both instead of the constant."""
+    base, k = ops.split_offset(value)
+    if base is None or not value.type.is_int():
+        return cons
+    found = {}
+    for other, other_value in lets[:-1]:
+        other_base, other_k = ops.split_offset(other_value)
+        if other_base == base and other_value.type == value.type:
+            mine, theirs = ops.var(name, value.type), ops.var(other, value.type)
+            found[ir.Sub(mine, theirs)] = Interval.point(ops.const(k - other_k, value.type))
+            found[ir.Sub(theirs, mine)] = Interval.point(ops.const(other_k - k, value.type))
+    return {**cons, **found} if found else cons
 
 
 def _one(e: ir.Expr) -> ir.Expr:

@@ -35,7 +35,7 @@ def var(name: str, t: Type = I32) -> ir.Variable:
     return ir.Variable(t, name)
 
 
-def _split_offset(e: ir.Expr) -> tuple[ir.Expr | None, int]:
+def split_offset(e: ir.Expr) -> tuple[ir.Expr | None, int]:
     """e as (base, constant offset) for integer e; base None when e is a constant."""
     c = as_const(e)
     if c is not None and not e.type.is_float():
@@ -77,7 +77,7 @@ def add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if ca == 0 and not t.is_float():
         return b
     if not t.is_float() and t.is_scalar():
-        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        (ba, ka), (bb, kb) = split_offset(a), split_offset(b)
         if ba is None or bb is None:
             base = bb if ba is None else ba
             if _fits(t, ka + kb):
@@ -103,7 +103,7 @@ def sub(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if a == b and not t.is_float():
         return const(0, t)
     if not t.is_float() and t.is_scalar() and not t.is_uint():
-        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        (ba, ka), (bb, kb) = split_offset(a), split_offset(b)
         if ba is not None and ba == bb:
             return const(ka - kb, t)
         if bb is None:
@@ -133,7 +133,7 @@ def mul(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if cb == 0 and not t.is_float():
         return b
     if cb is not None and not t.is_float() and t.is_scalar():
-        base, k = _split_offset(a)
+        base, k = split_offset(a)
         if base is not None and k and _fits(t, k * cb):  # (x + k) * c -> x * c + k * c
             return add(ir.Mul(base, b), const(k * cb, t))
     return ir.Mul(a, b)
@@ -171,13 +171,13 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
         # min is b < a ? b : a, max is a < b ? b : a (the float rules for NaN; see numeric.py)
         return (b if cb < ca else a) if node is ir.Min else (b if ca < cb else a)
     if not t.is_float() and t.is_scalar():
-        (ba, ka), (bb, kb) = _split_offset(a), _split_offset(b)
+        (ba, ka), (bb, kb) = split_offset(a), split_offset(b)
         if ba is not None and ba == bb:
             return a if pick(ka, kb) == ka else b
         # ((a + c - 1) / c) * c lies in [a, a + c - 1]: against a + k2 the order is known.
         for x, y in ((a, b), (b, a)):
-            rx, kx = _split_offset(x)
-            ry, ky = _split_offset(y)
+            rx, kx = split_offset(x)
+            ry, ky = split_offset(y)
             if ry is not None and _rounds_up(rx, ry) and kx >= ky:  # so x >= y
                 return y if node is ir.Min else x
         # min(min(x, c1), c2) -> min(x, min(c1, c2))
@@ -200,7 +200,7 @@ def _rounds_up(x: ir.Expr | None, a: ir.Expr) -> bool:
     c = as_const(x.b)
     if c is None or c <= 0 or as_const(x.a.b) != c:
         return False
-    base, k = _split_offset(x.a.a)
+    base, k = split_offset(x.a.a)
     return base == a and k == c - 1
 
 
