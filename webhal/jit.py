@@ -12,13 +12,14 @@ import numpy as np
 
 from webhal.errors import BufferError, CompileError, HalideError
 from webhal.ir.printer import to_string
-from webhal.ir.visitor import walk
+from webhal.ir.visitor import per_node, walk
 from webhal.pipeline import lower
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
 
 
+@per_node()
 def _typed(e) -> str:
     """e's text and the type of each of its nodes: the text leaves most types out (a
     saturating_cast to uint8 prints as one to int8; a Param's name hides its type)."""

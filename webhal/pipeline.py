@@ -16,7 +16,7 @@ from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import stmt_to_string
-from webhal.ir.visitor import walk
+from webhal.ir.visitor import per_node, walk
 from webhal.lang.function import Function
 from webhal.passes import (
     add_buffer_checks,
@@ -87,6 +87,21 @@ def _add_input(found: dict[str, object], name: str, obj, fn: Function) -> None:
                            f"{kind} its own name", user_location())
 
 
+@per_node()
+def _inputs_in(node) -> tuple:
+    """("image" or "param", name, object) for each input read in node, in walk order."""
+    found = []
+    for n in walk(node):
+        if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
+            found.append(("image", n.name, n.func))
+        elif isinstance(n, ir.Variable) and n.param is not None:
+            if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
+                found.append(("image", n.param.name(), n.param))
+            else:
+                found.append(("param", n.name, n.param))
+    return tuple(found)
+
+
 def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
     """Buffers/ImageParams and Params the definitions use, in order of first use (and those the
     ImageParams' dim() constraints use)."""
@@ -94,14 +109,8 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
     params: dict[str, object] = {}
 
     def visit(node, fn: Function) -> None:
-        for n in walk(node):
-            if isinstance(n, ir.Call) and n.call_type is ir.CallType.IMAGE:
-                _add_input(images, n.name, n.func, fn)
-            elif isinstance(n, ir.Variable) and n.param is not None:
-                if hasattr(n.param, "dim"):  # an ImageParam's min/extent/stride
-                    _add_input(images, n.param.name(), n.param, fn)
-                else:
-                    _add_input(params, n.name, n.param, fn)
+        for kind, name, obj in _inputs_in(node):
+            _add_input(images if kind == "image" else params, name, obj, fn)
 
     for fn in functions:
         for d in fn.definitions:

@@ -40,6 +40,27 @@ def children(node) -> Iterator:
                     yield from (w for w in v if _is_node(w))
 
 
+def per_node(maxsize: int = 4096):
+    """Cache a function of one IR node by the node's identity. Nodes are immutable, so a node
+    always gives the same answer; the cache keeps the node alive, so its id cannot be reused
+    while cached. For work redone on every realize (fingerprints, input lists)."""
+    def decorate(fn):
+        cache: dict[int, tuple] = {}
+
+        def cached(node):
+            hit = cache.get(id(node))
+            if hit is not None and hit[0] is node:
+                return hit[1]
+            value = fn(node)
+            if len(cache) >= maxsize:
+                cache.pop(next(iter(cache)))
+            cache[id(node)] = (node, value)
+            return value
+        cached.__doc__, cached.__name__ = fn.__doc__, fn.__name__
+        return cached
+    return decorate
+
+
 def walk(node) -> Iterator:
     """Every node under `node`, itself first."""
     stack = [node]
