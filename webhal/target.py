@@ -16,11 +16,24 @@ import platform
 import struct
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from webhal.errors import TargetError
+from webhal.target_features import (
+    ALIASES,
+    ARCHS,
+    BITS,
+    FEATURE_ORDER,
+    FEATURES,
+    GPU_FEATURES,
+    ORDER_INDEX,
+    OSES,
+    REFERENCE,
+    TRACE_ALL,
+    TargetArch,
+    TargetFeature,
+    TargetOS,
+)
 
 __all__ = [
     "ARCHS",
@@ -37,158 +50,6 @@ __all__ = [
 ]
 
 
-class TargetArch(StrEnum):
-    """Architectures, under the member names of Halide's Python `TargetArch`."""
-
-    ARM = "arm"
-    POWERPC = "powerpc"
-    RISCV = "riscv"
-    WebAssembly = "wasm"
-    X86 = "x86"
-
-
-class TargetOS(StrEnum):
-    """Operating systems, under the member names of Halide's Python `TargetOS`."""
-
-    Android = "android"
-    IOS = "ios"
-    Linux = "linux"
-    NoOS = "noos"
-    OSX = "osx"
-    Windows = "windows"
-    wasmrt = "wasmrt"
-
-
-class TargetFeature(StrEnum):
-    """Features, under the member names of Halide's Python `TargetFeature`.
-
-    Members are strings, so `TargetFeature.AVX2 == "avx2"`; every API here takes either.
-    """
-
-    ARMDotProd = "arm_dot_prod"
-    ARMFp16 = "arm_fp16"
-    AVX = "avx"
-    AVX2 = "avx2"
-    AVX512 = "avx512"
-    AVX512_Cannonlake = "avx512_cannonlake"
-    AVX512_SapphireRapids = "avx512_sapphirerapids"
-    AVX512_Skylake = "avx512_skylake"
-    AVX512_Zen4 = "avx512_zen4"
-    AVX512_Zen5 = "avx512_zen5"
-    AVXVNNI = "avxvnni"
-    CPlusPlusMangling = "c_plus_plus_name_mangling"
-    CUDA = "cuda"
-    Debug = "debug"
-    F16C = "f16c"
-    FMA = "fma"
-    JIT = "jit"
-    LargeBuffers = "large_buffers"
-    Metal = "metal"
-    NoAsserts = "no_asserts"
-    NoBoundsQuery = "no_bounds_query"
-    NoRuntime = "no_runtime"
-    OpenCL = "opencl"
-    Profile = "profile"
-    SSE41 = "sse41"
-    StrictFloat = "strict_float"
-    TraceLoads = "trace_loads"
-    TracePipeline = "trace_pipeline"
-    TraceRealizations = "trace_realizations"
-    TraceStores = "trace_stores"
-    UserContext = "user_context"
-    Vulkan = "vulkan"
-    VulkanFloat16 = "vk_float16"
-    VulkanFloat64 = "vk_float64"
-    VulkanInt16 = "vk_int16"
-    VulkanInt64 = "vk_int64"
-    VulkanInt8 = "vk_int8"
-    VulkanV10 = "vk_v10"
-    VulkanV12 = "vk_v12"
-    VulkanV13 = "vk_v13"
-    WasmBulkMemory = "wasm_bulk_memory"
-    WasmMvpOnly = "wasm_mvponly"
-    WasmSimd128 = "wasm_simd128"
-    WasmThreads = "wasm_threads"
-    WebGPU = "webgpu"
-
-
-ARCHS: tuple[str, ...] = tuple(sorted(a.value for a in TargetArch))
-OSES: tuple[str, ...] = tuple(sorted(o.value for o in TargetOS))
-_BITS = (32, 64)
-_REFERENCE = "reference"
-
-
-@dataclass(frozen=True)
-class FeatureInfo:
-    """What webhal knows about one feature.
-
-    archs: the architectures it fits (None: every one). implies: features that come with it when
-    code is generated (`avx2` needs `avx`), though `has_feature` stays literal. llvm: the LLVM
-    attributes it turns on. cpu_flags: the /proc/cpuinfo flags that show the host has it.
-    """
-
-    archs: frozenset[str] | None = None
-    implies: tuple[str, ...] = ()
-    llvm: tuple[str, ...] = ()
-    cpu_flags: tuple[str, ...] = ()
-
-
-_X86 = frozenset({"x86"})
-_ARM = frozenset({"arm"})
-_WASM = frozenset({"wasm"})
-
-
-def _x86(llvm: tuple[str, ...], flags: tuple[str, ...], implies: tuple[str, ...] = ()):
-    return FeatureInfo(_X86, implies, llvm, flags)
-
-
-# x86 rows are in order of growing capability; llvm_cpu_features lists them in this order.
-FEATURES: dict[str, FeatureInfo] = {
-    "sse41": _x86(("sse4.1",), ("sse4_1",)),
-    "avx": _x86(("avx",), ("avx",), ("sse41",)),
-    "avx2": _x86(("avx2",), ("avx2",), ("avx",)),
-    "fma": _x86(("fma",), ("fma",), ("avx",)),
-    "f16c": _x86(("f16c",), ("f16c",), ("avx",)),
-    "avxvnni": _x86(("avxvnni",), ("avx_vnni",), ("avx2",)),
-    "avx512": _x86(("avx512f", "avx512cd"), ("avx512f", "avx512cd"), ("avx2", "fma", "f16c")),
-    "avx512_skylake": _x86(("avx512vl", "avx512bw", "avx512dq"),
-                           ("avx512vl", "avx512bw", "avx512dq"), ("avx512",)),
-    "avx512_cannonlake": _x86(("avx512ifma", "avx512vbmi"), ("avx512ifma", "avx512vbmi"),
-                              ("avx512_skylake",)),
-    "avx512_zen4": _x86(
-        ("avx512vnni", "avx512bf16", "avx512vbmi2", "avx512bitalg", "avx512vpopcntdq"),
-        ("avx512_vnni", "avx512_bf16", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq"),
-        ("avx512_cannonlake",)),
-    "avx512_zen5": _x86(("avx512vp2intersect",), ("avx512_vp2intersect",),
-                        ("avx512_zen4", "avxvnni")),
-    "avx512_sapphirerapids": _x86(("avx512fp16",), ("avx512_fp16",), ("avx512_zen4", "avxvnni")),
-    "arm_dot_prod": FeatureInfo(_ARM, llvm=("dotprod",), cpu_flags=("asimddp",)),
-    "arm_fp16": FeatureInfo(_ARM, llvm=("fullfp16",), cpu_flags=("asimdhp",)),
-    "wasm_simd128": FeatureInfo(_WASM),
-    "wasm_threads": FeatureInfo(_WASM, implies=("wasm_bulk_memory",)),
-    "wasm_mvponly": FeatureInfo(_WASM),
-    "wasm_bulk_memory": FeatureInfo(_WASM),
-    **{name: FeatureInfo() for name in (
-        "webgpu", "vulkan", "vk_int8", "vk_int16", "vk_int64", "vk_float16", "vk_float64",
-        "vk_v10", "vk_v12", "vk_v13", "cuda", "opencl", "metal",
-        "debug", "no_asserts", "no_bounds_query", "no_runtime", "jit", "profile",
-        "large_buffers", "user_context", "c_plus_plus_name_mangling", "strict_float",
-        "trace_loads", "trace_stores", "trace_realizations", "trace_pipeline",
-    )},
-}
-
-# A token that stands for several features. Halide prints `trace_all` for exactly these three
-# when `trace_pipeline` is off, and the three names one by one otherwise; webhal does the same.
-_TRACE_ALL = frozenset({"trace_loads", "trace_realizations", "trace_stores"})
-_ALIASES: dict[str, frozenset[str]] = {"trace_all": _TRACE_ALL}
-
-# The canonical order of features in a target string. Halide 21 prints features sorted by name
-# (checked with str(halide.Target(s)); not in the order of its Feature enum), so webhal does too.
-FEATURE_ORDER: tuple[str, ...] = tuple(sorted([*FEATURES, *_ALIASES]))
-_ORDER_INDEX = {name: i for i, name in enumerate(FEATURE_ORDER)}
-
-GPU_FEATURES = frozenset({"webgpu", "vulkan", "cuda", "opencl", "metal"})
-
 _SYNTAX = ("target strings are arch-bits-os[-feature...] (e.g. wasm-32-wasmrt-wasm_simd128), "
            "host[-feature...], or reference")
 
@@ -199,7 +60,7 @@ def _fits(feature: str, arch: str) -> bool:
 
 
 def _valid_tokens(arch: str) -> list[str]:
-    return [name for name in FEATURE_ORDER if name in _ALIASES or _fits(name, arch)]
+    return [name for name in FEATURE_ORDER if name in ALIASES or _fits(name, arch)]
 
 
 def _closure(features: Iterable[str]) -> frozenset[str]:
@@ -223,12 +84,12 @@ def _name(value: Any, what: str) -> str:
 
 def _expand_feature(token: str, arch: str, context: str) -> frozenset[str]:
     """The features a token names, after checking it exists and fits `arch`."""
-    if token in _ALIASES:
-        return _ALIASES[token]
+    if token in ALIASES:
+        return ALIASES[token]
     if token not in FEATURES:
         message = f"unknown target feature {token!r} in {context!r}."
         close = difflib.get_close_matches(token, FEATURE_ORDER, n=1)
-        if close and (close[0] in _ALIASES or _fits(close[0], arch)):
+        if close and (close[0] in ALIASES or _fits(close[0], arch)):
             message += f" Did you mean {close[0]!r}?"
         raise TargetError(f"{message}\nValid features for {arch}: {', '.join(_valid_tokens(arch))}")
     if not _fits(token, arch):
@@ -243,7 +104,7 @@ def _check_base(arch: str, bits: int, os_name: str, context: str) -> None:
     if arch not in ARCHS:
         raise TargetError(f"unknown arch {arch!r} in {context!r}; expected one of "
                           f"{', '.join(ARCHS)} ({_SYNTAX})")
-    if bits not in _BITS:
+    if bits not in BITS:
         raise TargetError(f"bits must be 32 or 64, not {bits!r}, in {context!r} ({_SYNTAX})")
     if os_name not in OSES:
         raise TargetError(f"unknown os {os_name!r} in {context!r}; expected one of "
@@ -314,7 +175,7 @@ class Target:
     @property
     def is_reference(self) -> bool:
         """True for webhal's `reference` target: realize() runs the numpy evaluator."""
-        return self._arch == _REFERENCE
+        return self._arch == REFERENCE
 
     @property
     def is_wasm(self) -> bool:
@@ -323,8 +184,8 @@ class Target:
     def has_feature(self, feature: str) -> bool:
         """Whether the feature was given (literally: `avx2` does not report `avx`)."""
         name = _name(feature, "feature")
-        if name in _ALIASES:
-            return _ALIASES[name] <= self._features
+        if name in ALIASES:
+            return ALIASES[name] <= self._features
         if name not in FEATURES:
             raise TargetError(f"unknown target feature {name!r}; valid features: "
                               f"{', '.join(FEATURE_ORDER)}")
@@ -351,10 +212,10 @@ class Target:
     def without_feature(self, feature: str) -> Target:
         """A copy with the feature removed (a no-op if it was absent)."""
         name = _name(feature, "feature")
-        if name not in FEATURES and name not in _ALIASES:
+        if name not in FEATURES and name not in ALIASES:
             raise TargetError(f"unknown target feature {name!r}; valid features: "
                               f"{', '.join(FEATURE_ORDER)}")
-        return self._replace(self._features - _ALIASES.get(name, frozenset({name})))
+        return self._replace(self._features - ALIASES.get(name, frozenset({name})))
 
     def set_feature(self, feature: str, value: bool = True) -> None:
         """Halide's in-place setter; webhal Targets are immutable, so this explains the fix."""
@@ -474,11 +335,11 @@ class Target:
     def to_string(self) -> str:
         """The canonical target string (features sorted by name, as Halide prints them)."""
         if self.is_reference:
-            return _REFERENCE
+            return REFERENCE
         tokens = set(self._features)
-        if _TRACE_ALL <= tokens and "trace_pipeline" not in tokens:
-            tokens = (tokens - _TRACE_ALL) | {"trace_all"}
-        ordered = sorted(tokens, key=_ORDER_INDEX.__getitem__)
+        if TRACE_ALL <= tokens and "trace_pipeline" not in tokens:
+            tokens = (tokens - TRACE_ALL) | {"trace_all"}
+        ordered = sorted(tokens, key=ORDER_INDEX.__getitem__)
         return "-".join([self._arch, str(self._bits), self._os, *ordered])
 
     def __str__(self) -> str:
@@ -515,10 +376,10 @@ class Target:
 
 def _parse(text: str) -> tuple[str, int, str, frozenset[str]]:
     text = text.strip()
-    if text == _REFERENCE:
-        return _REFERENCE, 0, _REFERENCE, frozenset()
+    if text == REFERENCE:
+        return REFERENCE, 0, REFERENCE, frozenset()
     tokens = text.split("-")
-    if tokens[0] == _REFERENCE:
+    if tokens[0] == REFERENCE:
         raise TargetError(f"{text!r}: the reference target takes no features")
     if tokens[0] == "host":
         arch, bits, os_name, feats = _host_parts()
