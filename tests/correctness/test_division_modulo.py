@@ -115,3 +115,32 @@ def test_float(target, dtype):
         r = (a - b * np.floor(a / b)).astype(dtype)
     check(hl.Pipeline([f, g]), [W, H], target, rtol=1e-6 if dtype == np.float32 else 1e-12,
           atol=1e-4, expected=[q.T, r.T])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32],
+                         ids=lambda d: np.dtype(d).name)
+def test_vectorized_by_data_extremes(target, dtype):
+    """Vector division by divisors known only at run time goes through float32 (8/16-bit) or
+    float64 (32-bit) division: exact at the extremes (the type's min and max over every small
+    and large divisor, quotients just below an integer), Euclidean, zero and -1 divisors."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(93)
+    edge_a = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, -1, 2, -2, 7, -7]
+    edge_d = [1, -1, 2, -2, 3, 7, -7, 0, info.max, info.min, info.max - 1, info.min + 1,
+              (info.max >> 1) + 1]
+    pairs = [(n, d) for n in edge_a for d in edge_d if info.min <= n <= info.max
+             and info.min <= d <= info.max]
+    n = 64 * 8
+    a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True) >> rng.integers(
+        0, info.bits - 1, n).astype(dtype)
+    a[:len(pairs)] = [p[0] for p in pairs]
+    b[:len(pairs)] = [p[1] for p in pairs]
+    A, B = hl.Buffer(a, "a"), hl.Buffer(b, "b")
+    f, g = hl.Func("vquot"), hl.Func("vrem")
+    f[x] = A[x] / B[x]
+    g[x] = A[x] % B[x]
+    f.vectorize(x, 16)
+    g.vectorize(x, 8)
+    q, r = _euclid(a, b)
+    check(hl.Pipeline([f, g]), [n], target, expected=[_wrap(q, dtype), _wrap(r, dtype)])
