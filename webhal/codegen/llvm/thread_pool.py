@@ -24,7 +24,7 @@ from llvmlite import ir as ll
 from webhal.codegen.llvm.types import I8, I32, PTR
 
 SYNC_BYTES = 64
-SPIN = 1 << 15  # checks of a flag before sleeping on a condition variable
+SPIN = 1 << 18  # checks of a flag before sleeping on a condition variable
 SC_NPROCESSORS_ONLN = 84  # glibc's and musl's value
 TASK = ll.FunctionType(I32, [PTR, I32, PTR])
 
