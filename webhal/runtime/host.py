@@ -29,10 +29,9 @@ def take_error():
     e = getattr(_state, "error", None)
     _state.error = None
     _state.calling = False
-    if e is None:
-        with _worker_error_lock:
-            e = _worker_error.pop() if _worker_error else None
-    return e
+    with _worker_error_lock:  # taken either way, so that no later call finds it
+        from_worker = _worker_error.pop() if _worker_error else None
+    return e if e is not None else from_worker
 
 
 def _report(name: str, args) -> int:

@@ -232,9 +232,9 @@ def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> 
     worker = _worker(p, claim)
     wanted = _threads_wanted(p)
 
-    size = ll.Function(m, ll.FunctionType(I32, []), name="webhal_thread_pool_size")
-    size.linkage = "weak"  # the threads a job can use now: the workers started plus the caller
-    b = ll.IRBuilder(size.append_basic_block("entry"))
+    pool_size = ll.Function(m, ll.FunctionType(I32, []), name="webhal_thread_pool_size")
+    pool_size.linkage = "weak"  # threads a job can use now: the workers started plus the caller
+    b = ll.IRBuilder(pool_size.append_basic_block("entry"))
     b.ret(b.add(_ld(b, p.workers), ll.Constant(I32, 1)))
 
     setter = ll.Function(m, ll.FunctionType(I32, [I32]), name="halide_set_num_threads")
