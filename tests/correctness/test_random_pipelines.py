@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import webhal as hl
+from tests.random_expressions import expressions as random_expressions
 
 from .conftest import assert_same, camera, realize
 
@@ -34,53 +35,9 @@ PHOTOS = [hl.BoundaryConditions.repeat_edge(hl.Buffer(camera(24, 16, left, top),
 
 # -- expressions ---------------------------------------------------------------------------------
 
-@st.composite
-def expressions(draw, t: hl.Type, sources: list, depth: int = 3):
+def expressions(t: hl.Type, sources: list, depth: int = 3):
     """An Expr of type t over `sources` (Funcs of two dimensions), x, y and constants."""
-    def leaf():
-        kind = draw(st.sampled_from(["source", "source", "coordinate", "constant"]))
-        if kind == "source":
-            src = draw(st.sampled_from(sources))
-            dx, dy = draw(st.integers(-2, 2)), draw(st.integers(-2, 2))
-            return hl.cast(t, src[x + dx, y + dy])
-        if kind == "coordinate":
-            return hl.cast(t, draw(st.sampled_from([x, y, x - y, x * y])))
-        if t.is_float():
-            return hl.cast(t, draw(st.sampled_from([0.0, 0.5, -1.25, 3.0, 100.0])))
-        return hl.cast(t, draw(st.integers(-3, 40)))
-
-    if depth == 0 or draw(st.integers(0, 3)) == 0:
-        return leaf()
-    a = draw(expressions(t, sources, depth - 1))
-    b = draw(expressions(t, sources, depth - 1))
-    op = draw(st.sampled_from(["+", "-", "*", "/", "%", "min", "max", "select", "absd",
-                               "clamp", "cast"]))
-    match op:
-        case "+":
-            return a + b
-        case "-":
-            return a - b
-        case "*":
-            return a * b
-        case "/":
-            return a / b  # zero divisors too: x / 0 is 0 for integers
-        case "%":
-            return a % b
-        case "min":
-            return hl.min(a, b)
-        case "max":
-            return hl.max(a, b)
-        case "select":
-            c = draw(expressions(t, sources, depth - 1))
-            return hl.select(a < b, c, a)
-        case "absd":
-            return hl.cast(t, hl.absd(a, b))
-        case "clamp":
-            return hl.clamp(a, hl.cast(t, 0), hl.cast(t, 50))
-        case "cast":  # through another type and back
-            other = draw(st.sampled_from(list(TYPES.values())))
-            return hl.cast(t, hl.cast(other, a) + hl.cast(other, b))
-    raise AssertionError(op)
+    return random_expressions(t, sources, depth, types=list(TYPES.values()))
 
 
 # -- schedules -----------------------------------------------------------------------------------

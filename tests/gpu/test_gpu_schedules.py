@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import webhal as hl
+from tests.random_expressions import expressions as random_expressions
 from webhal.jit import compile_jit
 
 TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu"]
@@ -1092,67 +1093,12 @@ def _photos():
         hl.Buffer(rng.integers(0, 256, (16, 24), dtype=np.uint8), f"photo{i}")) for i in range(2)]
 
 
-@hst.composite
-def _expressions(draw, t: hl.Type, sources: list, depth: int = 3):
-    """An Expr of type t over `sources`, x, y and constants. Float divisors stay away from 0:
-    WGSL lets drivers assume no infinities or NaNs arise (lavapipe folds 0 * x to 0)."""
-    def leaf():
-        kind = draw(hst.sampled_from(["source", "source", "coordinate", "constant"]))
-        if kind == "source":
-            src = draw(hst.sampled_from(sources))
-            return hl.cast(t, src[x + draw(hst.integers(-2, 2)), y + draw(hst.integers(-2, 2))])
-        if kind == "coordinate":
-            return hl.cast(t, draw(hst.sampled_from([x, y, x - y, x * y])))
-        if t.is_float():
-            return hl.cast(t, draw(hst.sampled_from([0.0, 0.5, -1.25, 3.0, 100.0])))
-        return hl.cast(t, draw(hst.integers(-3, 40)))
-
-    if depth == 0 or draw(hst.integers(0, 3)) == 0:
-        return leaf()
-    a = draw(_expressions(t, sources, depth - 1))
-    b = draw(_expressions(t, sources, depth - 1))
-    ops_ = ["+", "-", "*", "/", "%", "min", "max", "select", "absd", "clamp", "cast", "sat"]
-    if not t.is_float():
-        ops_ += ["&", "|", "^", "<<", ">>"]
-    op = draw(hst.sampled_from(ops_))
-    if t.is_float() and op in ("/", "%"):
-        b = hl.abs(b) + hl.cast(t, 1.0)
-    match op:
-        case "&":
-            return a & b
-        case "|":
-            return a | b
-        case "^":
-            return a ^ b
-        case "<<" | ">>":
-            amount = hl.cast(t, draw(hst.integers(0, t.bits - 1)))
-            return a << amount if op == "<<" else a >> amount
-        case "sat":  # through another type, saturating
-            other = draw(hst.sampled_from(list(RANDOM_TYPES.values())))
-            return hl.saturating_cast(t, hl.saturating_cast(other, a) + hl.saturating_cast(
-                other, b))
-        case "+":
-            return a + b
-        case "-":
-            return a - b
-        case "*":
-            return a * b
-        case "/":
-            return a / b
-        case "%":
-            return a % b
-        case "min":
-            return hl.min(a, b)
-        case "max":
-            return hl.max(a, b)
-        case "select":
-            return hl.select(a < b, draw(_expressions(t, sources, depth - 1)), a)
-        case "absd":
-            return hl.cast(t, hl.absd(a, b))
-        case "clamp":
-            return hl.clamp(a, hl.cast(t, 0), hl.cast(t, 50))
-    other = draw(hst.sampled_from(list(RANDOM_TYPES.values())))
-    return hl.cast(t, hl.cast(other, a) + hl.cast(other, b))
+def _expressions(t: hl.Type, sources: list, depth: int = 3):
+    """An Expr of type t over `sources`, x, y and constants, with bit operations, shifts and
+    saturating casts. Float divisors stay away from 0: WGSL lets drivers assume no infinities
+    or NaNs arise (lavapipe folds 0 * x to 0)."""
+    return random_expressions(t, sources, depth, types=list(RANDOM_TYPES.values()),
+                              bit_ops=True, nonzero_float_divisors=True)
 
 
 @hst.composite

@@ -69,25 +69,6 @@ def bounds_of(e: ir.Expr, scope: Scope, constraints: Constraints | None = None) 
     return result
 
 
-def _shifted_clamp_difference(e: ir.Sub) -> Interval | None:
-    """min(x + k1, c) - min(x + k2, c), or the same with max, lies between 0 and k1 - k2 for
-    every x and c (min and max with c move by at most as much as x does). Bounding the two
-    sides separately loses that: a ShiftInwards split's extent, min(a + 8, c) - min(a, c), came
-    out unbounded below."""
-    a, b = e.a, e.b
-    if e.type.is_float() or type(a) is not type(b) or not isinstance(a, ir.Min | ir.Max):
-        return None
-    for xa, ca in ((a.a, a.b), (a.b, a.a)):
-        for xb, cb in ((b.a, b.b), (b.b, b.a)):
-            if ca != cb:
-                continue
-            (base_a, ka), (base_b, kb) = ops.split_offset(xa), ops.split_offset(xb)
-            if base_a is not None and base_a == base_b:
-                d = ka - kb
-                return Interval(ops.const(min(d, 0), e.type), ops.const(max(d, 0), e.type))
-    return None
-
-
 def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
     b = lambda x: bounds_of(x, scope, cons)  # noqa: E731
     match e:
@@ -99,9 +80,6 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             a, c = b(e.a), b(e.b)
             return Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
         case ir.Sub():
-            shifted = _shifted_clamp_difference(e)
-            if shifted is not None:
-                return shifted
             a, c = b(e.a), b(e.b)
             return Interval(_map(ops.sub, a.min, c.max), _map(ops.sub, a.max, c.min))
         case ir.Mul():

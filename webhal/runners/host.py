@@ -93,7 +93,7 @@ class HostPipeline:
                     outputs.append(hb)
             else:
                 args.append(v)
-        rt.num_threads()  # HL_NUM_THREADS is checked here: a bad value is a HalideError
+        rt.check_num_threads()
         rt.begin_call()
         rt.current_gpu.runtime = self.gpu
         start = time.perf_counter()

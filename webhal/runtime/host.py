@@ -53,20 +53,14 @@ def _cstr(p) -> str:
     return ctypes.string_at(p).decode(errors="replace") if p else "?"
 
 
-_CORES = os.cpu_count() or 1
-
-
-def num_threads() -> int:
-    """The threads a parallel loop runs on: Halide's HL_NUM_THREADS, else one per core (the
-    native pool reads the variable too; this checks it, so that a bad value is an error)."""
+def check_num_threads() -> None:
+    """A HalideError if Halide's HL_NUM_THREADS is set but not a positive whole number (the
+    native pool reads it with atoi, which would take such a value as unset)."""
     text = os.environ.get("HL_NUM_THREADS", "").strip()
-    if not text:
-        return _CORES
-    if not text.isdigit() or int(text) < 1:
+    if text and (not text.isdigit() or int(text) < 1):
         raise HalideError(f"HL_NUM_THREADS={text!r} is not a positive whole number of threads; "
                           "set it to e.g. 1 or 4, or unset it for one thread per core",
                           user_location())
-    return int(text)
 
 
 _S = ctypes.c_char_p

@@ -44,35 +44,6 @@ def _allocation(m: ll.Module, size_t: ll.IntType) -> None:
     b.ret_void()
 
 
-def _serial_par_for(m: ll.Module, name: str = "halide_do_par_for") -> None:
-    """Run tasks min .. min + size - 1 in order, stopping at the first failure."""
-    task_t = ll.FunctionType(I32, [PTR, I32, PTR])
-    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]), name=name)
-    fn.linkage = "weak"
-    uc, task, lo, extent, closure = fn.args
-    entry = fn.append_basic_block("entry")
-    loop = fn.append_basic_block("loop")
-    done = fn.append_basic_block("done")
-    b = ll.IRBuilder(entry)
-    end = b.add(lo, extent)
-    b.cbranch(b.icmp_signed("<", lo, end), loop, done)
-    b.position_at_end(loop)
-    i = b.phi(I32)
-    i.add_incoming(lo, entry)
-    # An indirect call: llvmlite takes the callee's type from a typed pointer.
-    callee = ll.instructions.CastInstr(b.block, "bitcast", task, task_t.as_pointer())
-    b._insert(callee)
-    code = b.call(callee, [uc, i, closure])
-    failed = b.icmp_signed("!=", code, ll.Constant(I32, 0))
-    with b.if_then(failed, likely=False):
-        b.ret(code)
-    nxt = b.add(i, ll.Constant(I32, 1))
-    i.add_incoming(nxt, b.block)
-    b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
-    b.position_at_end(done)
-    b.ret(ll.Constant(I32, 0))
-
-
 _FORMATS = {
     "halide_error_access_out_of_bounds": (
         [PTR, I32, I32, I32, I32, I32],
@@ -135,7 +106,7 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
     if "allocation" in parts:
         _allocation(m, size_t)
     if "par_for" in parts:
-        _serial_par_for(m)
+        thread_pool.serial_par_for(m)
     if "thread_pool" in parts:  # halide_do_par_for on pthreads, halide_set_num_threads
         thread_pool.build(m, size_t)
     if "errors" in parts:

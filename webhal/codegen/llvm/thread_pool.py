@@ -204,27 +204,35 @@ def _threads_wanted(p: _Pool) -> ll.Function:
     return fn
 
 
-def _serial(b: ll.IRBuilder, p: _Pool, uc, task, lo, end, closure) -> None:
-    """Run tasks lo .. end - 1 in order on this thread and return the first failure's code."""
-    i = _entry_alloca(b, I32)
-    b.store(lo, i)
-    fn = b.block.function
-    test, body, done = (fn.append_basic_block(n) for n in ("serial.test", "serial.body",
-                                                            "serial.done"))
-    b.branch(test)
-    b.position_at_end(test)
-    b.cbranch(b.icmp_signed("<", _ld(b, i), end), body, done)
-    b.position_at_end(body)
-    code = p.call_task(b, task, [uc, _ld(b, i), closure])
-    with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
+def serial_par_for(m: ll.Module, name: str = "halide_do_par_for",
+                   linkage: str = "weak") -> ll.Function:
+    """Run tasks min .. min + size - 1 in order, stopping at the first failure: the whole
+    halide_do_par_for of targets without threads, and the pool's own fallback."""
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]), name=name)
+    fn.linkage = linkage
+    uc, task, lo, extent, closure = fn.args
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("loop")
+    done = fn.append_basic_block("done")
+    b = ll.IRBuilder(entry)
+    end = b.add(lo, extent)
+    b.cbranch(b.icmp_signed("<", lo, end), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(I32)
+    i.add_incoming(lo, entry)
+    code = _Pool.call_task(b, task, [uc, i, closure])
+    failed = b.icmp_signed("!=", code, ll.Constant(I32, 0))
+    with b.if_then(failed, likely=False):
         b.ret(code)
-    b.store(b.add(_ld(b, i), ll.Constant(I32, 1)), i)
-    b.branch(test)
+    nxt = b.add(i, ll.Constant(I32, 1))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
     b.position_at_end(done)
     b.ret(ll.Constant(I32, 0))
+    return fn
 
 
-def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> None:
+def build(m: ll.Module, size_t: ll.IntType) -> None:
     """Add halide_do_par_for (weak, like the rest of the runtime), halide_set_num_threads and
     webhal_thread_pool_size."""
     p = _Pool(m, size_t)
@@ -244,7 +252,9 @@ def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> 
     b.store(setter.args[0], p.requested)
     b.ret(old)
 
-    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]), name=name)
+    in_order = serial_par_for(m, "webhal.pool.in_order", "internal")
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, I32, I32, PTR]),
+                     name="halide_do_par_for")
     fn.linkage = "weak"
     uc, task, lo, size, closure = fn.args
     b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -304,4 +314,4 @@ def build(m: ll.Module, size_t: ll.IntType, name: str = "halide_do_par_for") -> 
     b.ret(result)
 
     b.position_at_end(serial)
-    _serial(b, p, uc, task, lo, end, closure)
+    b.ret(b.call(in_order, [uc, task, lo, size, closure]))
