@@ -12,6 +12,7 @@ from webhal.errors import (
     TargetError,
     ToolchainError,
 )
+from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
 from webhal.ir.types import Bool, Float, Handle, Int, Type, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
 from webhal.lang.buffer import Buffer
@@ -85,7 +86,6 @@ from webhal.lang.generator import (
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.reductions import maximum, minimum, product, sum
-from webhal.lang.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
 from webhal.lang.stage import Stage
 from webhal.lang.var import Range, RDom, RVar, Var
 from webhal.target import (

@@ -5,21 +5,18 @@ webhal/include/HalideRuntime.h."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 
-import llvmlite.binding as llvm
-
-from webhal.codegen.llvm.module import (
-    build_module,
-    compile_module,
-    emit_assembly,
-    emit_object,
-)
-from webhal.codegen.llvm.runtime import runtime_module
+from webhal import codegen
+from webhal.codegen.llvm.module import arguments as entry_arguments
+from webhal.codegen.llvm.module import emit_assembly, emit_object
 from webhal.errors import CompileError, user_location
+from webhal.ir.module import Module
 from webhal.ir.printer import stmt_to_string
-from webhal.pipeline import Lowered, lower
+from webhal.ir.schedule import DeviceAPI
+from webhal.lower import lower
 from webhal.toolchain import find_emscripten, run_tool
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
@@ -35,58 +32,36 @@ def _target(target):
     return get_target_from_environment() if target is None else Target(target)
 
 
-def lower_for_aot(pipeline, arguments, fn_name: str, target) -> Lowered:
+def lower_for_aot(pipeline, arguments, fn_name: str, target) -> Module:
     outputs = [f.function() for f in pipeline.outputs()]
     functions = pipeline.functions()
-    lowered = lower(outputs, functions, target, fn_name, arguments)
+    module = lower(outputs, functions, target, fn_name, arguments)
     from webhal.lang.buffer import Buffer
-    declared = {id(a) for a in lowered.inputs}
-    images, params = _used(lowered)
-    for obj in [*images, *params]:
+    declared = {id(a) for a in module.arguments}
+    for obj in [*module.images.values(), *module.params.values()]:
         if id(obj) not in declared:
             kind = "Buffer" if isinstance(obj, Buffer) else type(obj).__name__
             raise CompileError(
                 f"the pipeline reads {kind} {obj.name()}, which is not among the arguments "
-                f"given to compile ({', '.join(a.name() for a in lowered.inputs) or 'none'}); "
+                f"given to compile ({', '.join(a.name() for a in module.arguments) or 'none'}); "
                 + ("an hl.Buffer cannot be embedded in compiled output: use an hl.ImageParam"
                    if kind == "Buffer" else "add it to the argument list"), user_location())
-    return lowered
+    return module
 
 
-def _used(lowered: Lowered):
-    return list(lowered.ctx.inputs.values()), list(lowered.ctx.params.values())
-
-
-def _write_gpu_module(lowered: Lowered, path_prefix: str) -> None:
-    """<prefix>.wgsl and <prefix>.wgsl.json (the binding manifest) when the pipeline has GPU
+def _write_device_code(compiled: codegen.Compiled, path_prefix: str) -> None:
+    """<prefix>.wgsl and <prefix>.wgsl.json (the binding manifest) when the pipeline has WebGPU
     kernels: what the web build's runtime loads next to the object."""
-    if not lowered.ctx.kernels:
+    if DeviceAPI.WebGPU not in compiled.device:
         return
-    import json
-
-    from webhal.pipeline import wgsl_of
-    wgsl, manifest = wgsl_of(lowered)
+    wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
     with open(path_prefix + ".wgsl", "w") as f:
         f.write(wgsl)
     with open(path_prefix + ".wgsl.json", "w") as f:
         json.dump(manifest, f, indent=2)
 
 
-def _optimized(lowered: Lowered, target, with_runtime: bool):
-    module, args = build_module(lowered, target)
-    ref = compile_module(module, target)
-    if with_runtime and not target.has_feature("no_runtime"):
-        # Parallel loops on a pthread pool where the platform has threads (native, or wasm
-        # with wasm_threads: link with emcc -pthread), else in order.
-        threads = not target.is_wasm or target.has_feature("wasm_threads")
-        par_for = "thread_pool" if threads else "par_for"
-        rt = llvm.parse_assembly(str(runtime_module(target, ("allocation", par_for,
-                                                             "errors"))))
-        ref.link_in(rt)
-    return ref, args
-
-
-def header_text(lowered: Lowered, args) -> str:
+def header_text(lowered: Module, args) -> str:
     guard = f"WEBHAL_{lowered.name.upper()}_H"
     params = []
     for a in args:
@@ -116,19 +91,17 @@ def _archive(objects: list[str], out: str, target) -> None:
 
 def compile_to_object(pipeline, filename, arguments, fn_name, target=None) -> None:
     t = _target(target)
-    lowered = lower_for_aot(pipeline, arguments, fn_name, t)
-    ref, _ = _optimized(lowered, t, True)
+    compiled = codegen.compile(lower_for_aot(pipeline, arguments, fn_name, t), "library")
     with open(filename, "wb") as f:
-        f.write(emit_object(ref, t))
-    _write_gpu_module(lowered, os.path.splitext(filename)[0])
+        f.write(emit_object(compiled.object, t))
+    _write_device_code(compiled, os.path.splitext(filename)[0])
 
 
 def compile_to_header(pipeline, filename, arguments, fn_name, target=None) -> None:
     t = _target(target)
-    lowered = lower_for_aot(pipeline, arguments, fn_name, t)
-    from webhal.codegen.llvm.module import arguments as entry_arguments
+    module = lower_for_aot(pipeline, arguments, fn_name, t)
     with open(filename, "w") as f:
-        f.write(header_text(lowered, entry_arguments(lowered)))
+        f.write(header_text(module, entry_arguments(module)))
 
 
 def compile_to_static_library(pipeline, filename_prefix, arguments, fn_name=None,
@@ -137,37 +110,37 @@ def compile_to_static_library(pipeline, filename_prefix, arguments, fn_name=None
     accept) and <prefix>.h."""
     t = _target(target)
     fn_name = fn_name or os.path.basename(filename_prefix)
-    lowered = lower_for_aot(pipeline, arguments, fn_name, t)
-    ref, args = _optimized(lowered, t, True)
+    module = lower_for_aot(pipeline, arguments, fn_name, t)
+    compiled = codegen.compile(module, "library")
     with open(filename_prefix + ".h", "w") as f:
-        f.write(header_text(lowered, args))
-    _write_gpu_module(lowered, filename_prefix)
+        f.write(header_text(module, compiled.arguments))
+    _write_device_code(compiled, filename_prefix)
     with tempfile.TemporaryDirectory(prefix="webhal-aot-") as tmp:
         obj = os.path.join(tmp, f"{fn_name}.o")
         with open(obj, "wb") as f:
-            f.write(emit_object(ref, t))
+            f.write(emit_object(compiled.object, t))
         _archive([obj], os.path.abspath(filename_prefix + ".a"), t)
 
 
 def compile_to_assembly(pipeline, filename, arguments, fn_name, target=None) -> None:
     t = _target(target)
-    ref, _ = _optimized(lower_for_aot(pipeline, arguments, fn_name, t), t, False)
+    compiled = codegen.compile(lower_for_aot(pipeline, arguments, fn_name, t), "code")
     with open(filename, "w") as f:
-        f.write(emit_assembly(ref, t))
+        f.write(emit_assembly(compiled.object, t))
 
 
 def compile_to_llvm_assembly(pipeline, filename, arguments, fn_name, target=None) -> None:
     t = _target(target)
-    ref, _ = _optimized(lower_for_aot(pipeline, arguments, fn_name, t), t, False)
+    compiled = codegen.compile(lower_for_aot(pipeline, arguments, fn_name, t), "code")
     with open(filename, "w") as f:
-        f.write(str(ref))
+        f.write(str(compiled.object))
 
 
 def compile_to_lowered_stmt(pipeline, filename, arguments, fn_name="pipeline",
                             target=None) -> None:
     t = _target(target)
-    lowered = lower_for_aot(pipeline, arguments, fn_name, t)
-    names = [a.name() for a in lowered.inputs] + [o.name for o in lowered.outputs]
+    module = lower_for_aot(pipeline, arguments, fn_name, t)
+    names = [a.name() for a in module.arguments] + [o.name for o in module.outputs]
     with open(filename, "w") as f:
         f.write(f"module name={fn_name}, target={t}\n"
-                f"func {fn_name}({', '.join(names)}) {{\n{stmt_to_string(lowered.body, 1)}}}\n")
+                f"func {fn_name}({', '.join(names)}) {{\n{stmt_to_string(module.body, 1)}}}\n")

@@ -10,10 +10,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from webhal.errors import BufferError, CompileError, HalideError
+from webhal.errors import BufferError, HalideError
 from webhal.ir.printer import to_string
 from webhal.ir.visitor import per_node, walk
-from webhal.pipeline import lower
+from webhal.lower import gather_inputs, lower
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
@@ -50,7 +50,7 @@ def fingerprint(pipeline, target) -> tuple:
 
 
 def compile_jit(pipeline, target, name: str = "pipeline"):
-    """The compiled pipeline and its lowering (from the cache when unchanged)."""
+    """The compiled pipeline and its lowered Module (from the cache when unchanged)."""
     key = fingerprint(pipeline, target)
     hit = _CACHE.get(key)
     if hit is not None:
@@ -58,16 +58,12 @@ def compile_jit(pipeline, target, name: str = "pipeline"):
         return hit
     outputs = [f.function() for f in pipeline.outputs()]
     lowered = lower(outputs, pipeline.functions(), target, name)
-    others = [f for f in ("vulkan", "cuda", "opencl", "metal") if target.has_feature(f)]
-    if others:
-        raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
-                           f"{others[0]} feature is not supported yet (use -webgpu)")
     if target.is_wasm:
         from webhal.runners.wasmtime import WasmPipeline
-        compiled = WasmPipeline(lowered, target)
+        compiled = WasmPipeline(lowered)
     else:
         from webhal.runners.host import HostPipeline
-        compiled = HostPipeline(lowered, target)
+        compiled = HostPipeline(lowered)
     _CACHE[key] = (compiled, lowered)
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -77,7 +73,6 @@ def compile_jit(pipeline, target, name: str = "pipeline"):
 def argument_values(pipeline, buffers, where) -> list:
     """The values to call the compiled pipeline with, from this pipeline's own inputs (a cached
     compilation may have been made for other, identical, ImageParams and Params)."""
-    from webhal.pipeline import gather_inputs
     images, params = gather_inputs(pipeline.functions())
     values = []
     for a in [*images.values(), *params.values()]:

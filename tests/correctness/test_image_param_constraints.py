@@ -37,6 +37,6 @@ def test_constrained_fields_fold_into_the_loops(tmp_path):
 
 
 def _inputs(out):
-    from webhal.pipeline import gather_inputs
+    from webhal.lower import gather_inputs
     images, _ = gather_inputs(hl.Pipeline(out).functions())
     return list(images.values())

@@ -54,11 +54,12 @@ def test_blur_assembly_uses_simd128(tmp_path):
 
 
 def _wgsl(make) -> str:
+    from webhal.codegen import device_code
+    from webhal.ir.schedule import DeviceAPI
     from webhal.jit import compile_jit
-    from webhal.pipeline import wgsl_of
     f, _ = make()
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-    return wgsl_of(lowered)[0]
+    return device_code(lowered)[DeviceAPI.WebGPU][0]
 
 
 @pytest.mark.parametrize("name", ["blur_u8_packed", "blur_shared_memory", "brighten"])

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import webhal as hl
 from tests.random_expressions import expressions as random_expressions
+from webhal.ir.schedule import DeviceAPI
 from webhal.jit import compile_jit
 
 TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu"]
@@ -110,8 +111,8 @@ def check(f, sizes, target: str, *, kernels: int, rtol: float = 1e-5, atol: floa
         r, a = (tolerances or {}).get(out.name(), (rtol, atol))
         _assert_same(g, w, r, a, f"output {out.name()} on {target}")
     _, lowered = compile_jit(pipeline, hl.Target(target))
-    assert len(lowered.ctx.kernels) == kernels, \
-        f"{len(lowered.ctx.kernels)} GPU kernels, expected {kernels}"
+    assert len(lowered.kernels.get(DeviceAPI.WebGPU, ())) == kernels, \
+        f"{len(lowered.kernels.get(DeviceAPI.WebGPU, ()))} GPU kernels, expected {kernels}"
     return got
 
 
@@ -1025,7 +1026,7 @@ def test_shared_memory_read_by_vector_loads(target, tail, wgpu_adapter):
     p.compute_at(out, xo).gpu_threads(x, y)
     check(out, [w, h], target, kernels=1)
     _, lowered = compile_jit(hl.Pipeline(out), hl.Target(target))
-    assert lowered.ctx.kernels[0].workgroup == (20, 4, 1)  # 16 + 4 columns, 4 rows
+    assert lowered.kernels[DeviceAPI.WebGPU][0].workgroup == (20, 4, 1)  # 16 + 4 columns, 4 rows
 
 
 def test_shared_memory_producer_vectorized_in_shifted_tiles(target, wgpu_adapter):

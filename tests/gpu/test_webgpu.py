@@ -13,8 +13,9 @@ import pytest
 
 import webhal as hl
 from tests.gpu import pipelines
+from webhal.codegen import device_code
+from webhal.ir.schedule import DeviceAPI
 from webhal.jit import compile_jit
-from webhal.pipeline import wgsl_of
 
 TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu"]
 
@@ -38,7 +39,7 @@ def test_matches_reference(make, target, wgpu_adapter):
 def test_pipeline_has_one_module_with_an_entry_per_kernel(wgpu_adapter):
     f, _ = pipelines.mixed_cpu_gpu()
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-    wgsl, manifest = wgsl_of(lowered)
+    wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
     assert [k["name"] for k in manifest["kernels"]] == ["kernel_0_a", "kernel_1_out"]
     assert wgsl.count("@compute") == 2
     assert "override kernel_1_out_wg_x: u32" in wgsl
@@ -56,7 +57,7 @@ def test_float_constants_are_bit_exact(wgpu_adapter):
     f.gpu_tile(x, xo, xi, 8)
     inp.set(hl.Buffer(np.linspace(-3, 3, 64, dtype=np.float32)))
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-    wgsl, _ = wgsl_of(lowered)
+    wgsl, _ = device_code(lowered)[DeviceAPI.WebGPU]
     assert "0x1.99999ap-4f" in wgsl  # float32(0.1), every bit
     expected = np.asarray(f.realize([64], "reference"))
     np.testing.assert_array_equal(np.asarray(f.realize([64], "host-webgpu")), expected)
@@ -78,7 +79,7 @@ def test_packed_stores_write_whole_words(wgpu_adapter):
     def kernel_text(make):
         f, _ = make()
         _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-        wgsl, manifest = wgsl_of(lowered)
+        wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
         return wgsl, manifest
     packed, manifest = kernel_text(pipelines.blur_u8_packed)
     assert "atomicStore(&" in packed, "aligned vector stores should store whole words"
@@ -90,7 +91,7 @@ def test_packed_stores_write_whole_words(wgpu_adapter):
 def test_shared_memory_and_barrier(wgpu_adapter):
     f, _ = pipelines.blur_shared_memory()
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-    wgsl, manifest = wgsl_of(lowered)
+    wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
     assert "var<workgroup> kernel_0_blur_y_shared_0: array<f32, 160>;" in wgsl  # 16 x (8 + 2)
     assert "workgroupBarrier();" in wgsl
     assert manifest["kernels"][0]["workgroup_size"] == [16, 10, 1]
@@ -165,7 +166,7 @@ def test_float16_with_shader_f16(target, wgpu_adapter):
     f.gpu_tile(x, xo, xi, 16)
     inp.set(hl.Buffer(np.linspace(-4, 4, 70).astype(np.float16)))
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target(target))
-    wgsl, manifest = wgsl_of(lowered)
+    wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
     assert wgsl.startswith("enable f16;") and manifest["features"] == ["shader-f16"]
     expected = np.asarray(f.realize([70], "reference"))
     np.testing.assert_array_equal(np.asarray(f.realize([70], target)), expected)

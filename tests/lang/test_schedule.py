@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import webhal as hl
-from webhal.lang.schedule import ForType, Fuse, Split
+from webhal.ir.schedule import ForType, Fuse, Split
 
 from ._helpers import REFERENCE, realize
 

@@ -1,1 +1,96 @@
-"""Code generators: LLVM (host and wasm32, through llvmlite) and, later, WGSL."""
+"""Code generation: `compile(module, purpose)` is the one entry every caller uses (ahead-of-time
+output, the host JIT, the wasmtime runner, the web build). It returns the LLVM object of the host
+code, with the runtime parts its purpose needs, and each device API's (source, manifest)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+import llvmlite.binding as binding
+
+from webhal.codegen.llvm.module import Argument, build_module, compile_module
+from webhal.codegen.llvm.runtime import runtime_module
+from webhal.codegen.wgsl.module import build_module as build_wgsl
+from webhal.debug import debug_level
+from webhal.ir.module import Module
+from webhal.ir.schedule import DeviceAPI
+
+# What each purpose links in beside the pipeline (see runtime_parts).
+PURPOSES = ("library", "jit", "standalone", "code")
+
+
+@dataclass(frozen=True, eq=False)
+class Compiled:
+    """A compiled pipeline: `object` is optimized LLVM, ready to emit or to JIT; `arguments`
+    describe the entry function's parameters in order; `device` maps each device API to its
+    (source, manifest)."""
+
+    module: Module
+    object: binding.ModuleRef
+    arguments: tuple[Argument, ...]
+    device: dict[DeviceAPI, tuple[str, dict]]
+
+
+def runtime_parts(module: Module, purpose: str) -> tuple[str, ...]:
+    """The runtime parts linked in for `purpose`:
+
+    - "library": a static library or object for C callers: allocation, error reporting and
+      parallel loops on a pthread pool where the platform has threads (native, or wasm with
+      wasm_threads, linked with emcc -pthread), else in order; nothing with no_runtime.
+    - "jit": the host JIT, whose errors and thread pool are the process's own; a pipeline with
+      GPU kernels runs its parallel loops in order on the calling thread, which the WebGPU
+      calls find their runtime through.
+    - "standalone": a wasm module for wasmtime: parallel loops run in order inside wasm (no
+      call back into Python per task); allocation and errors are the runner's imports.
+    - "code": nothing (assembly and LLVM listings show the pipeline alone).
+    """
+    target = module.target
+    match purpose:
+        case "library":
+            if target.has_feature("no_runtime"):
+                return ()
+            threads = not target.is_wasm or target.has_feature("wasm_threads")
+            return ("allocation", "thread_pool" if threads else "par_for", "errors")
+        case "jit":
+            return ("allocation", "par_for") if module.has_kernels else ("allocation",)
+        case "standalone":
+            return ("par_for",)
+        case "code":
+            return ()
+    raise ValueError(f"unknown purpose {purpose!r}; one of {', '.join(PURPOSES)}")
+
+
+def device_code(module: Module) -> dict[DeviceAPI, tuple[str, dict]]:
+    """Each device API's (source, manifest) for the module's kernels; empty without kernels.
+    HL_DEBUG_CODEGEN >= 1 prints the source and HL_WGSL_DUMP_FILE writes it."""
+    out = {}
+    for api, kernels in module.kernels.items():
+        if api is DeviceAPI.WebGPU:
+            ids = {b: i for b, i in module.device_buffers().items()
+                   if any(b in k.buffer_ids for k in kernels)}
+            out[api] = build_wgsl(list(kernels), ids)
+            _dump(module.name, out[api][0])
+        else:
+            raise NotImplementedError(f"no code generator for device API {api.value}")
+    return out
+
+
+def compile(module: Module, purpose: str = "library") -> Compiled:  # noqa: A001 (Halide's word)
+    """Compile a lowered module for `purpose` (see runtime_parts)."""
+    parts = runtime_parts(module, purpose)
+    ll_module, arguments = build_module(module)
+    ref = compile_module(ll_module, module.target, jit=purpose == "jit")
+    if parts:
+        ref.link_in(binding.parse_assembly(str(runtime_module(module.target, parts))))
+    return Compiled(module, ref, tuple(arguments), device_code(module))
+
+
+def _dump(name: str, source: str) -> None:
+    path = os.environ.get("HL_WGSL_DUMP_FILE")
+    if debug_level() >= 1:
+        print(f"WGSL of {name}:\n{source}", file=sys.stderr)
+    if path:
+        with open(path, "w") as f:
+            f.write(source)

@@ -6,14 +6,41 @@ simplifier (passes/simplify.py) applies the same rules to existing trees.
 
 from __future__ import annotations
 
+import math
+
 from webhal.ir import nodes as ir
 from webhal.ir.types import Bool, Int, Type
 
 I32 = Int(32)
 
 
+def make_const(t: Type, value) -> ir.Expr:
+    """A constant of type t (integers wrap to t's width)."""
+    if t.is_float():
+        return ir.FloatImm(t, float(t.dtype.type(value)) if math.isfinite(value) else value)
+    if t.is_bool():
+        return ir.UIntImm(t, 1 if value else 0)
+    value = wrap_int(int(value), t)
+    return ir.UIntImm(t, value) if t.is_uint() else ir.IntImm(t, value)
+
+
+def wrap_int(value: int, t: Type) -> int:
+    value &= (1 << t.bits) - 1
+    if t.is_int() and value >= 1 << (t.bits - 1):
+        value -= 1 << t.bits
+    return value
+
+
+def cast_node(t: Type, e: ir.Expr) -> ir.Expr:
+    if e.type == t:
+        return e
+    if isinstance(e, (ir.IntImm, ir.UIntImm, ir.FloatImm)) and not (
+            e.type.is_float() and not t.is_float()):
+        return make_const(t, e.value)
+    return ir.Cast(t, e)
+
+
 def const(value, t: Type = I32) -> ir.Expr:
-    from webhal.lang.expr import make_const
     return make_const(t, value)
 
 
@@ -246,5 +273,4 @@ def select(c, t, f):
 
 
 def cast(t: Type, e: ir.Expr) -> ir.Expr:
-    from webhal.lang.expr import cast_node
     return cast_node(t, e)

@@ -132,14 +132,16 @@ def stmt_to_string(s, indent: int = 0) -> str:
             return f"{pad}{s.name}({args}) = {to_string(s.value)}\n"
         case st.Realize():
             bounds = ", ".join(f"[{to_string(a)}, {to_string(b)}]" for a, b in s.bounds)
-            return f"{pad}realize {s.name}({bounds}) {{\n{inner(s.body)}{pad}}}\n"
+            fold = "" if s.fold is None else f" fold dim {s.fold[0]} by {s.fold[1]}"
+            return f"{pad}realize {s.name}({bounds}){fold} {{\n{inner(s.body)}{pad}}}\n"
         case st.Allocate():
             return (f"{pad}allocate {s.name}[{s.type} * {to_string(s.size)}]\n"
                     f"{stmt_to_string(s.body, indent)}{pad}free {s.name}\n")
         case st.GPULaunch():
             grid = ", ".join(to_string(g) for g in s.grid)
             args = ", ".join(to_string(a) for a in s.args)
-            return f"{pad}gpu_launch kernel {s.kernel_id} <<<{grid}>>>({args})\n"
+            name = f" {s.kernel.name}" if s.kernel is not None else ""
+            return f"{pad}gpu_launch kernel {s.kernel_id}{name} <<<{grid}>>>({args})\n"
         case st.Store():
             pred = "" if s.predicate is None else f" if {to_string(s.predicate)}"
             return f"{pad}{s.name}[{to_string(s.index)}] = {to_string(s.value)}{pred}\n"

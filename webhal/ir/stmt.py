@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webhal.ir import nodes as ir
+from webhal.ir.schedule import DeviceAPI, ForType
 from webhal.ir.types import Type
-from webhal.lang.schedule import DeviceAPI, ForType
 
 
 class Stmt:
@@ -82,6 +82,7 @@ class Realize(Stmt):
     bounds: tuple[tuple[ir.Expr, ir.Expr], ...]
     body: Stmt
     memory_type: object = None
+    fold: tuple[int, int] | None = None  # (dimension, factor): a circular buffer there
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,3 +125,4 @@ class GPULaunch(Stmt):
     kernel_id: int
     grid: tuple[ir.Expr, ir.Expr, ir.Expr]
     args: tuple[ir.Expr, ...]
+    kernel: object = None  # the ir.module.Kernel it runs (not a child: host passes skip it)

@@ -20,6 +20,7 @@ import warnings
 
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir.ops import cast_node, make_const, wrap_int
 from webhal.ir.types import Bool, Float, Int, Type, TypeCode
 
 
@@ -134,7 +135,7 @@ def to_node(value, like: Type | None = None) -> ir.Expr:
         if like is None:
             like = Int(32) if Int(32).can_represent(value) else Int(64)
         elif like.is_int_or_uint() and not like.is_bool() and not like.can_represent(value):
-            wrapped = _wrap_int(value, like)
+            wrapped = wrap_int(value, like)
             raise CompileError(
                 f"integer constant {value} would be converted to type {like} "
                 f"(the other operand's), which changes its value to {wrapped}; "
@@ -162,32 +163,6 @@ def _user_stacklevel() -> int:
             _PACKAGE_DIR + os.sep):
         frame, level = frame.f_back, level + 1
     return level + 1
-
-
-def make_const(t: Type, value) -> ir.Expr:
-    """A constant of type t (integers wrap to t's width)."""
-    if t.is_float():
-        return ir.FloatImm(t, float(t.dtype.type(value)) if math.isfinite(value) else value)
-    if t.is_bool():
-        return ir.UIntImm(t, 1 if value else 0)
-    value = _wrap_int(int(value), t)
-    return ir.UIntImm(t, value) if t.is_uint() else ir.IntImm(t, value)
-
-
-def _wrap_int(value: int, t: Type) -> int:
-    value &= (1 << t.bits) - 1
-    if t.is_int() and value >= 1 << (t.bits - 1):
-        value -= 1 << t.bits
-    return value
-
-
-def cast_node(t: Type, e: ir.Expr) -> ir.Expr:
-    if e.type == t:
-        return e
-    if isinstance(e, (ir.IntImm, ir.UIntImm, ir.FloatImm)) and not (
-            e.type.is_float() and not t.is_float()):
-        return make_const(t, e.value)
-    return ir.Cast(t, e)
 
 
 def match_types(a: ir.Expr, b: ir.Expr) -> tuple[ir.Expr, ir.Expr]:

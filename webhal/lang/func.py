@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir.function import Function
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import LoopLevel, MemoryType
 from webhal.ir.types import Int, Type
 from webhal.lang.expr import ExprLike, binary, to_node
-from webhal.lang.function import Function
 from webhal.lang.names import check_name, unique_name
-from webhal.lang.schedule import LoopLevel, MemoryType
 from webhal.lang.stage import Stage, loop_name
 from webhal.lang.var import Var
 

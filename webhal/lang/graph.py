@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webhal.lang.function import Function
+from webhal.ir.function import Function
 
 
 def functions_of(outputs: list[Function]) -> list[Function]:

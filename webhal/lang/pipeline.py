@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from webhal.errors import BufferError, CompileError, ScheduleError, user_location
+from webhal.ir.function import Function
+from webhal.ir.schedule import ForType, LoopLevel
 from webhal.lang.buffer import Buffer
-from webhal.lang.function import Function
 from webhal.lang.graph import consumers, functions_of
-from webhal.lang.schedule import ForType, LoopLevel
 
 
 class Pipeline:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from webhal.errors import user_location
-from webhal.lang.expr import ExprLike, to_node
-from webhal.lang.schedule import (
+from webhal.ir.schedule import (
     DeviceAPI,
     Dim,
     ForType,
@@ -14,6 +13,7 @@ from webhal.lang.schedule import (
     TailStrategy,
     schedule_error,
 )
+from webhal.lang.expr import ExprLike, to_node
 
 
 def loop_name(v) -> str:

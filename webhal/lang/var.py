@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir.function import ReductionDomain
 from webhal.ir.types import Int
 from webhal.lang.expr import ExprLike, to_node
 from webhal.lang.names import check_name, unique_name
@@ -40,20 +40,6 @@ class Var(ExprLike):
         return Var(f"_{i}")
 
 
-@dataclass(eq=False)
-class ReductionDomain:
-    """The shared state of an RDom: its name, (min, extent) per dimension, predicates."""
-
-    name: str
-    mins: list[ir.Expr]
-    extents: list[ir.Expr]
-    predicates: list[ir.Expr] = field(default_factory=list)
-
-    def var_name(self, i: int) -> str:
-        return f"{self.name}${_AXES[i] if i < len(_AXES) else i}"
-
-
-_AXES = "xyzw"
 
 
 class RVar(ExprLike):

@@ -1,1 +1,1 @@
-"""Lowering passes, one per module, each `run(stmt, ctx) -> stmt`; ordered in webhal.pipeline."""
+"""Lowering passes, one per module, each `run(stmt, ctx) -> stmt`; ordered in webhal.lower."""

@@ -13,9 +13,9 @@ from webhal.analysis.intervals import Interval
 from webhal.errors import CompileError
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.function import Function
 from webhal.ir.printer import to_string
 from webhal.ir.visitor import rebuild
-from webhal.lang.function import Function
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
 

@@ -1,11 +1,12 @@
-"""What every lowering pass may consult: the pipeline's Functions, inputs, outputs, target."""
+"""What every lowering pass may consult (and none writes): the pipeline's Functions, inputs,
+outputs and target. Results travel in the statement a pass returns."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webhal.lang.function import Function
-from webhal.lang.schedule import LoopLevel
+from webhal.ir.function import Function
+from webhal.ir.schedule import LoopLevel
 
 
 @dataclass
@@ -15,9 +16,6 @@ class LowerContext:
     target: object
     inputs: dict[str, object] = field(default_factory=dict)   # name -> ImageParam or Buffer
     params: dict[str, object] = field(default_factory=dict)   # name -> Param
-    kernels: list = field(default_factory=list)                # GPU kernels, by launch id
-    gpu_buffers: dict[str, int] = field(default_factory=dict)  # buffers on the GPU -> id
-    folds: dict[str, tuple[int, int]] = field(default_factory=dict)  # Func -> (dim, factor)
 
     def is_output(self, fn: Function) -> bool:
         return any(fn is o for o in self.outputs)

@@ -28,9 +28,9 @@ from __future__ import annotations
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.schedule import ForType
 from webhal.ir.types import Int, Type
 from webhal.ir.visitor import rebuild
-from webhal.lang.schedule import ForType
 from webhal.passes.context import LowerContext
 
 _GPU_LOOPS = (ForType.GPUBlock, ForType.GPUThread)

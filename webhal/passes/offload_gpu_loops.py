@@ -9,48 +9,23 @@ Applies only when the target has a GPU feature; otherwise GPU loops run as seria
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from dataclasses import dataclass, field
 
 from webhal.errors import ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.module import GPULoop, Kernel
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import ForType
 from webhal.ir.types import Handle, Int, Type, UInt
 from webhal.ir.visitor import children, rebuild, substitute, walk
-from webhal.lang.schedule import ForType
 from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
 from webhal.passes.simplify import simplify_expr
 
 I32 = Int(32)
-
-
-@dataclass
-class GPULoop:
-    name: str
-    min: ir.Expr
-    extent: ir.Expr
-
-
-@dataclass
-class Kernel:
-    """One compute entry point. `body` is what runs in each workgroup: code common to the
-    workgroup (lets, shared allocations) around one or more nests of GPU thread loops, which
-    stay in it as For loops of ForType.GPUThread (the printer maps them to invocation ids)."""
-
-    name: str
-    blocks: list[GPULoop]          # innermost first (x, y, z)
-    body: st.Stmt
-    workgroup: tuple[int, int, int] = (1, 1, 1)
-    scalars: list[tuple[str, Type]] = field(default_factory=list)
-    buffers: dict[str, tuple[Type, bool, bool]] = field(default_factory=dict)  # reads, writes
-    shared: dict[str, tuple[Type, int]] = field(default_factory=dict)  # workgroup memory
-    local: dict[str, tuple[Type, int]] = field(default_factory=dict)  # each invocation's own
-
-    def workgroup_size(self) -> tuple[int, int, int]:
-        return self.workgroup
 
 
 def _defined_inside(body: st.Stmt) -> set[str]:
@@ -320,7 +295,7 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
                                     "loops around it; put GPU block loops outermost")
             if isinstance(n, st.For) and n.for_type is ForType.Parallel:
                 raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
-    kernel = Kernel(name, list(reversed(blocks)), s, tuple(sizes))
+    kernel = Kernel(name, tuple(reversed(blocks)), s, tuple(sizes))
     _allocations(s, {}, not threads, kernel)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
@@ -340,7 +315,7 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
             raise ScheduleError(f"buffer {bname} has type {t}: WebGPU has no 64-bit types, and "
                                 "webhal keeps booleans off the GPU; use 8-, 16- or 32-bit "
                                 "types there")
-    kernel.scalars = sorted(scalars.items())
+    kernel = dataclasses.replace(kernel, scalars=tuple(sorted(scalars.items())))
     for sname, t in kernel.scalars:
         if t.bits == 64:
             raise ScheduleError(f"{sname} is a 64-bit value used in a GPU kernel; WebGPU has no "
@@ -386,12 +361,17 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
         return rebuild(n, offload)
 
     s = offload(s)
-    ctx.kernels = kernels
     if not kernels:
         return s
     ids = {name: i for i, name in enumerate(sorted(types))}
-    ctx.gpu_buffers = ids
-    return _sync(s, ctx, ids, types)
+    # Each launch carries its kernel, so the kernels travel in the host statement.
+    kernels = [dataclasses.replace(k, buffer_ids={b: ids[b] for b in k.buffers}) for k in kernels]
+
+    def attach(n):
+        if isinstance(n, st.GPULaunch):
+            return dataclasses.replace(n, kernel=kernels[n.kernel_id])
+        return n if isinstance(n, ir.Expr) else rebuild(n, attach)
+    return _sync(attach(s), ctx, ids, types)
 
 
 def _bytes(name: str, t: Type, dims: int) -> ir.Expr:

@@ -12,8 +12,8 @@ from webhal.analysis.intervals import Interval, bounds_of
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.schedule import ForType
 from webhal.ir.visitor import free_variables, rebuild, walk
-from webhal.lang.schedule import ForType
 from webhal.passes.context import LowerContext
 
 _PARTITIONABLE = (ForType.Serial, ForType.Parallel)

@@ -12,10 +12,10 @@ from webhal.errors import ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.function import Definition, Function
+from webhal.ir.schedule import DeviceAPI, ForType, Fuse, Split, TailStrategy
 from webhal.ir.types import Bool, Int
 from webhal.ir.visitor import rebuild, substitute
-from webhal.lang.function import Definition, Function
-from webhal.lang.schedule import DeviceAPI, ForType, Fuse, Split, TailStrategy
 from webhal.passes.context import LowerContext
 
 I32 = Int(32)
@@ -177,9 +177,10 @@ def _wrap_loop(s: st.Stmt, loop: str, wrap) -> tuple[st.Stmt, bool]:
     return go(s), found
 
 
-def run(ctx: LowerContext) -> st.Stmt:
-    """The loop nest of the whole pipeline (no bounds yet)."""
-    body: st.Stmt = st.Evaluate(ops.const(0))
+def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    """The loop nest of the whole pipeline (no bounds yet), around `s` (the empty statement
+    lowering starts from)."""
+    body: st.Stmt = s
     for fn in reversed(ctx.functions):  # consumers first; producers wrap around them
         if ctx.is_inlined(fn):
             continue

@@ -13,8 +13,8 @@ from __future__ import annotations
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.schedule import ForType
 from webhal.ir.visitor import free_variables, rebuild, substitute, walk
-from webhal.lang.schedule import ForType
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
 from webhal.passes.simplify import simplify_expr
@@ -89,8 +89,6 @@ class _Slider:
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
-    folds: dict[str, tuple[int, int]] = {}
-
     def go(n):
         if isinstance(n, ir.Expr):
             return n
@@ -105,13 +103,11 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
                 return n
             if slider.fold is not None and not _accesses_outside(body, n.name, slider.loop):
                 d, factor = slider.fold
-                folds[n.name] = slider.fold
                 bounds = list(n.bounds)
                 bounds[d] = (ops.const(0), ops.const(factor))
-                return st.Realize(n.name, n.type, tuple(bounds), body, n.memory_type)
+                return st.Realize(n.name, n.type, tuple(bounds), body, n.memory_type,
+                                  slider.fold)
             return st.Realize(n.name, n.type, n.bounds, body, n.memory_type)
         return n
 
-    s = go(s)
-    ctx.folds = folds
-    return s
+    return go(s)

@@ -54,15 +54,19 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     reordered = {f.name for f in ctx.functions if not ctx.is_output(f) and
                  f.schedule.storage_order and f.schedule.storage_order[0] != f.pure_args[0]}
 
+    folds: dict[str, tuple[int, int]] = {}  # of the Realize nodes around
+
     def go(n):
         if isinstance(n, st.Realize):
+            if n.fold is not None:
+                folds[n.name] = n.fold
             return _allocation(n, ctx, go(n.body))
         n = rebuild(n, go)
         if isinstance(n, st.Provide):
-            return st.Store(n.name, n.value, flat_index(n.name, n.args, ctx.folds.get(n.name),
+            return st.Store(n.name, n.value, flat_index(n.name, n.args, folds.get(n.name),
                                                         n.name not in reordered))
         if isinstance(n, ir.Call) and n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
-            return ir.Load(n.type, n.name, flat_index(n.name, n.args, ctx.folds.get(n.name),
+            return ir.Load(n.type, n.name, flat_index(n.name, n.args, folds.get(n.name),
                                                       n.name not in reordered))
         return n
     return go(s)

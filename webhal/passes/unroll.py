@@ -6,8 +6,8 @@ from webhal.errors import ScheduleError
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import ForType
 from webhal.ir.visitor import rebuild, substitute
-from webhal.lang.schedule import ForType
 
 
 def run(s, ctx=None):

@@ -10,8 +10,8 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import ForType
 from webhal.ir.visitor import rebuild
-from webhal.lang.schedule import ForType
 
 
 class _Scalar(Exception):

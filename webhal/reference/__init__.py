@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from webhal.ir.function import Function
 from webhal.lang.buffer import Buffer
-from webhal.lang.function import Function
 from webhal.reference.realize import Realizer
 
 

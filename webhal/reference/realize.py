@@ -13,8 +13,8 @@ import numpy as np
 
 from webhal.errors import BufferError, CompileError
 from webhal.ir import nodes as ir
+from webhal.ir.function import Definition, Function
 from webhal.ir.visitor import calls, walk
-from webhal.lang.function import Definition, Function
 from webhal.reference.evaluate import Evaluator
 from webhal.runtime.errors import out_of_bounds
 

@@ -10,9 +10,11 @@ import time
 
 import llvmlite.binding as llvm
 
-from webhal.codegen.llvm.module import build_module, compile_module
+from webhal import codegen
 from webhal.codegen.llvm.runtime import runtime_module
 from webhal.codegen.llvm.target_machine import target_machine
+from webhal.ir.module import Module
+from webhal.ir.schedule import DeviceAPI
 from webhal.ir.types import Type
 from webhal.runtime import host as rt
 from webhal.runtime.buffers import HostBuffer
@@ -60,26 +62,21 @@ class HostPipeline:
     """A pipeline compiled for this CPU. Call with the argument values in order (hl.Buffers for
     buffer arguments, Python numbers for scalars); returns the error code (0 on success)."""
 
-    def __init__(self, lowered, target):
+    def __init__(self, module: Module):
         _register_runtime()
-        module, self.arguments = build_module(lowered, target)
-        ref = compile_module(module, target, jit=True)
-        # WebGPU calls find their runtime through the calling thread: a pipeline with kernels
-        # runs its parallel loops in order on that thread (its own halide_do_par_for).
-        parts = ("allocation", "par_for") if lowered.ctx.kernels else ("allocation",)
-        runtime = llvm.parse_assembly(str(runtime_module(target, parts)))
-        self.engine = llvm.create_mcjit_compiler(ref, target_machine(target, jit=True))
-        self.engine.add_module(runtime)
+        compiled = codegen.compile(module, "jit")
+        self.arguments = compiled.arguments
+        self.engine = llvm.create_mcjit_compiler(compiled.object,
+                                                 target_machine(module.target, jit=True))
         self.engine.finalize_object()
-        address = self.engine.get_function_address(lowered.name)
+        address = self.engine.get_function_address(module.name)
         argtypes = [ctypes.c_void_p if a.is_buffer else scalar_ctype(a.type)
                     for a in self.arguments]
         self.function = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
         self.gpu = None
-        if lowered.ctx.kernels:
-            from webhal.pipeline import wgsl_of
+        if DeviceAPI.WebGPU in compiled.device:
             from webhal.runtime.webgpu import HostMemory, WebGPURuntime
-            wgsl, manifest = wgsl_of(lowered)
+            wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
             self.gpu = WebGPURuntime(wgsl, manifest, HostMemory())
 
     def __call__(self, values) -> int:

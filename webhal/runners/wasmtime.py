@@ -9,13 +9,14 @@ import os
 import tempfile
 import time
 
-import llvmlite.binding as llvm
 import numpy as np
 import wasmtime
 
-from webhal.codegen.llvm.module import build_module, compile_module, emit_object
-from webhal.codegen.llvm.runtime import runtime_module
+from webhal import codegen
+from webhal.codegen.llvm.module import emit_object
 from webhal.errors import HalideError
+from webhal.ir.module import Module
+from webhal.ir.schedule import DeviceAPI
 from webhal.runtime import errors
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
@@ -89,13 +90,11 @@ class WasmPipeline:
     """A pipeline compiled to wasm and instantiated in wasmtime. Call with argument values in
     order (hl.Buffers for buffers, numbers for scalars); returns the error code."""
 
-    def __init__(self, lowered, target):
-        module, self.arguments = build_module(lowered, target)
-        ref = compile_module(module, target)
-        # Parallel loops run their tasks inside wasm: no call back into Python per task.
-        ref.link_in(llvm.parse_assembly(str(runtime_module(target, ("par_for",)))))
-        obj = emit_object(ref, target)
-        self.wasm = link_standalone(obj, lowered.name, target)
+    def __init__(self, module: Module):
+        target = module.target
+        compiled = codegen.compile(module, "standalone")
+        self.arguments = compiled.arguments
+        self.wasm = link_standalone(emit_object(compiled.object, target), module.name, target)
         config = wasmtime.Config()
         config.wasm_simd = True
         config.wasm_threads = target.has_feature("wasm_threads")
@@ -113,12 +112,11 @@ class WasmPipeline:
         exports = self.instance.exports(self.store)
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
-        self.entry = exports[lowered.name]
+        self.entry = exports[module.name]
         self.gpu = None
-        if lowered.ctx.kernels:
-            from webhal.pipeline import wgsl_of
+        if DeviceAPI.WebGPU in compiled.device:
             from webhal.runtime.webgpu import WebGPURuntime
-            wgsl, manifest = wgsl_of(lowered)
+            wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
             self.gpu = WebGPURuntime(wgsl, manifest, _WasmMemory(self.heap))
 
     def _import(self, name: str):

@@ -25,7 +25,7 @@ from webhal.codegen.llvm.types import (
     llvm_type,
 )
 from webhal.errors import CompileError
-from webhal.pipeline import Lowered
+from webhal.ir.module import Module
 
 
 @dataclass(frozen=True)
@@ -39,19 +39,22 @@ class Argument:
     is_output: bool = False
 
 
-def arguments(lowered: Lowered) -> list[Argument]:
+def arguments(module: Module) -> list[Argument]:
+    """The entry function's parameters: the inputs in order, then one buffer per output."""
     out = []
-    for a in lowered.inputs:
+    for a in module.arguments:
         if hasattr(a, "dimensions"):
             out.append(Argument(a.name(), True, a.type(), a.dimensions()))
         else:
             out.append(Argument(a.name(), False, a.type(), 0))
-    for fn in lowered.outputs:
+    for fn in module.outputs:
         out.append(Argument(fn.name, True, fn.type, fn.dimensions, True))
     return out
 
 
-def build_module(lowered: Lowered, target) -> tuple[ll.Module, list[Argument]]:
+def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
+    """The LLVM module of the host code (not yet optimized) and the entry's parameters."""
+    target = lowered.target
     args = arguments(lowered)
     tm = target_machine(target)
     module = ll.Module(name=lowered.name)

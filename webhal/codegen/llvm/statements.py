@@ -12,8 +12,8 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.schedule import ForType
 from webhal.ir.visitor import walk
-from webhal.lang.schedule import ForType
 
 STACK_LIMIT = 16 * 1024  # bytes: constant-size allocations up to this live on the stack
 

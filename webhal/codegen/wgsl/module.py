@@ -19,8 +19,8 @@ from webhal.codegen.wgsl.printer import (
     wgsl_type,
     wrap,
 )
+from webhal.ir.module import Kernel
 from webhal.ir.types import Type
-from webhal.passes.offload_gpu_loops import Kernel
 
 _AXES = "xyz"
 

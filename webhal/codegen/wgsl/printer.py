@@ -13,9 +13,9 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import ForType
 from webhal.ir.types import Float, Type, UInt
 from webhal.ir.visitor import children, rebuild
-from webhal.lang.schedule import ForType
 
 _BIN = {ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.EQ: "==", ir.NE: "!=", ir.LT: "<",
         ir.LE: "<=", ir.GT: ">", ir.GE: ">=", ir.And: "&&", ir.Or: "||"}

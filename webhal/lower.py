@@ -1,23 +1,26 @@
 """Lowering: the one place where passes are ordered.
 
-`lower(pipeline, target)` runs the passes in sequence on an immutable IR. With HL_DEBUG_CODEGEN
-set to 2 or more, the statement is printed after each pass (with "(unchanged)" when a pass
-returned the same tree), and with 1 or more the time each pass took.
+`lower(outputs, functions, target, name)` checks the target, then runs the passes in sequence on
+an immutable IR, starting from an empty statement, and returns an `ir.module.Module`. With
+HL_DEBUG_CODEGEN set to 2 or more, the statement is printed after each pass (with "(unchanged)"
+when a pass returned the same tree), and with 1 or more the time each pass took.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from dataclasses import dataclass
 
+from webhal.debug import debug_level
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.function import Function
+from webhal.ir.module import Module
 from webhal.ir.printer import stmt_to_string
+from webhal.ir.schedule import DeviceAPI
 from webhal.ir.visitor import per_node, walk
-from webhal.lang.function import Function
 from webhal.passes import (
     add_buffer_checks,
     bounds_inference,
@@ -34,8 +37,10 @@ from webhal.passes import (
 )
 from webhal.passes.context import LowerContext
 
-# (name, pass) in order. Each takes (stmt, ctx) and returns a stmt.
+# (name, pass) in order. Each takes (stmt, ctx) and returns a stmt; the first builds the loop
+# nest around the empty statement.
 PASSES = [
+    ("schedule functions", schedule_functions.run),
     ("bounds inference", bounds_inference.run),
     ("sliding window", sliding_window.run),
     ("buffer checks", add_buffer_checks.run),
@@ -50,23 +55,8 @@ PASSES = [
     ("offload GPU loops", offload_gpu_loops.run),
 ]
 
-
-@dataclass
-class Lowered:
-    """The result of lowering: the body of the entry function and what it takes."""
-
-    name: str
-    body: st.Stmt
-    inputs: list[object]    # ImageParams, Buffers and Params, in argument order
-    outputs: list[Function]
-    ctx: LowerContext
-
-
-def debug_level() -> int:
-    try:
-        return int(os.environ.get("HL_DEBUG_CODEGEN", "0"))
-    except ValueError:
-        return 0
+# GPU features of Halide's target strings that webhal has no backend for yet.
+_UNSUPPORTED_GPU = ("vulkan", "cuda", "opencl", "metal")
 
 
 def _same_data(a, b) -> bool:
@@ -125,42 +115,33 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
     return images, params
 
 
+def device_api(target) -> DeviceAPI:
+    """The GPU API the target's loops marked gpu_* offload to, checked before lowering."""
+    others = [f for f in _UNSUPPORTED_GPU if target.has_feature(f)]
+    if others:
+        raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
+                           f"{others[0]} feature is not supported yet (use -webgpu)")
+    return DeviceAPI.WebGPU if target.has_feature("webgpu") else DeviceAPI.None_
+
+
 def lower(outputs: list[Function], functions: list[Function], target, name: str,
-          arguments: list | None = None) -> Lowered:
+          arguments: list | None = None) -> Module:
+    """The Module of the pipeline computing `outputs` (Functions in `functions`, producers
+    first) for `target`; `arguments` orders the entry function's inputs (by default, the
+    images and params the definitions read, in order of first use)."""
+    device_api(target)
     images, params = gather_inputs(functions)
     ctx = LowerContext(outputs, functions, target, images, params)
     if arguments is None:
         arguments = [*images.values(), *params.values()]
     level = debug_level()
-    start = time.perf_counter()
-    s = schedule_functions.run(ctx)
-    _log(level, "schedule functions", s, None, time.perf_counter() - start)
+    s: st.Stmt = st.Evaluate(ops.const(0))
     for pass_name, fn in PASSES:
         t0 = time.perf_counter()
         new = fn(s, ctx)
         _log(level, pass_name, new, s, time.perf_counter() - t0)
         s = new
-    lowered = Lowered(name, s, list(arguments), outputs, ctx)
-    if ctx.kernels:
-        _log_wgsl(lowered, level)
-    return lowered
-
-
-def wgsl_of(lowered: Lowered) -> tuple[str, dict]:
-    """The pipeline's WGSL module and binding manifest (empty when it has no GPU kernels)."""
-    from webhal.codegen.wgsl.module import build_module
-    return build_module(lowered.ctx.kernels, lowered.ctx.gpu_buffers)
-
-
-def _log_wgsl(lowered: Lowered, level: int) -> None:
-    path = os.environ.get("HL_WGSL_DUMP_FILE")
-    if level >= 1 or path:
-        wgsl, _ = wgsl_of(lowered)
-        if level >= 1:
-            print(f"WGSL of {lowered.name}:\n{wgsl}", file=sys.stderr)
-        if path:
-            with open(path, "w") as f:
-                f.write(wgsl)
+    return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
 
 
 def _log(level: int, name: str, s: st.Stmt, before, seconds: float) -> None:

@@ -7,10 +7,25 @@ from dataclasses import dataclass, field
 from webhal.errors import CompileError, SourceLocation
 from webhal.ir import nodes as ir
 from webhal.ir.printer import to_string
+from webhal.ir.schedule import Dim, FuncSchedule, StageSchedule
 from webhal.ir.types import Type
 from webhal.ir.visitor import calls, free_variables, walk
-from webhal.lang.schedule import Dim, FuncSchedule, StageSchedule
-from webhal.lang.var import ReductionDomain
+
+
+@dataclass(eq=False)
+class ReductionDomain:
+    """The shared state of an RDom: its name, (min, extent) per dimension, predicates."""
+
+    name: str
+    mins: list[ir.Expr]
+    extents: list[ir.Expr]
+    predicates: list[ir.Expr] = field(default_factory=list)
+
+    def var_name(self, i: int) -> str:
+        return f"{self.name}${_AXES[i] if i < len(_AXES) else i}"
+
+
+_AXES = "xyzw"
 
 
 @dataclass(eq=False)
