@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from webhal.ir.function import Function
-from webhal.lang.buffer import Buffer
 from webhal.reference.realize import Realizer
 
 
-def realize_into(outputs: list[Function], buffers: list[Buffer], where=None) -> None:
-    """Compute each output Function over its Buffer's region, writing into the Buffer."""
+def realize_into(outputs: list[Function], buffers: list, where=None) -> None:
+    """Compute each output Function over its buffer's region (an hl.Buffer or anything with
+    its mins(), shape() and data()), writing into the buffer."""
     r = Realizer(where)
     for fn, buf in zip(outputs, buffers):
         region = [(m, e) for m, e in zip(buf.mins(), buf.shape())]
