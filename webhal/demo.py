@@ -15,7 +15,9 @@ from rich.table import Table
 
 import webhal as hl
 from webhal import doctor
+from webhal.glue import web_page
 from webhal.jit import compile_jit
+from webhal.runtime.webgpu import adapter_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IMAGE = os.path.join(ROOT, "demos", "images", "camera.png")
@@ -65,7 +67,6 @@ def run_blur(console, out_dir: str, runs: int = 25) -> bool:
         path = os.path.join(out_dir, f"blur_{target_string}.png")
         Image.fromarray(result).save(path)
         if compiled.gpu is not None:
-            from webhal.runtime.webgpu import adapter_name
             label += f" on {adapter_name()}"
         table.add_row(f"{label} ({target_string})", f"{compile_s * 1000:.0f} ms",
                       f"{statistics.median(times) * 1000:.3f} ms",
@@ -82,7 +83,6 @@ def _browser_row(table, pipeline, image, pixels, size, expected, out_dir) -> boo
     """The same blur linked by emcc into a page and run in headless Chromium."""
     from PIL import Image
 
-    from webhal.glue import web_page
     target = hl.Target("wasm-32-wasmrt-wasm_simd128")
     page_dir = os.path.join(out_dir, "web")
     t0 = time.perf_counter()

@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 
 from webhal.errors import ToolchainError
+from webhal.runners.browser import webgpu_adapter_info
+from webhal.runners.node import dawn_adapter_info
 from webhal.toolchain import (
     AdapterInfo,
     Tool,
@@ -100,13 +102,11 @@ def _check_wgpu_adapter() -> CheckResult:
 
 
 def _check_dawn_adapter() -> CheckResult:
-    from webhal.runners.node import dawn_adapter_info
 
     return _from_adapter(dawn_adapter_info())
 
 
 def _check_chromium_adapter() -> CheckResult:
-    from webhal.runners.browser import webgpu_adapter_info
 
     return _from_adapter(webgpu_adapter_info())
 

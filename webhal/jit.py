@@ -14,6 +14,7 @@ from webhal.errors import BufferError, HalideError
 from webhal.ir.printer import to_string
 from webhal.ir.visitor import per_node, walk
 from webhal.lower import gather_inputs, lower
+from webhal.runtime.host import take_error
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
@@ -98,7 +99,6 @@ def realize_compiled(pipeline, buffers, target, where) -> None:
     if code != 0:
         err = compiled.take_error() if hasattr(compiled, "take_error") else None
         if err is None:
-            from webhal.runtime.host import take_error
             err = take_error()
         message, cls = err if err else (f"the pipeline failed with error code {code}",
                                         HalideError)

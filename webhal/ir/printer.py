@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from webhal.ir import nodes as n
+from webhal.ir import stmt as st
 
 _INFIX = {n.Add: "+", n.Sub: "-", n.Mul: "*", n.Div: "/", n.Mod: "%", n.EQ: "==", n.NE: "!=",
           n.LT: "<", n.LE: "<=", n.GT: ">", n.GE: ">=", n.And: "&&", n.Or: "||"}
@@ -103,7 +104,6 @@ def _(e: n.Load) -> str:
 
 def stmt_to_string(s, indent: int = 0) -> str:
     """Text of a statement, one line per node, nested by indentation."""
-    from webhal.ir import stmt as st
     pad = "  " * indent
     inner = lambda x: stmt_to_string(x, indent + 1)  # noqa: E731
     match s:

@@ -10,7 +10,7 @@ from webhal.errors import CompileError, user_location
 from webhal.lang.buffer import Buffer
 from webhal.lang.expr import Expr, to_node
 from webhal.lang.func import Func
-from webhal.lang.functions import clamp, select
+from webhal.lang.functions import cast, clamp, select
 from webhal.lang.param import ImageParam
 from webhal.lang.var import Var
 
@@ -68,7 +68,6 @@ def constant_exterior(source, value, bounds=None) -> Func:
     t = source.type()
     exterior = Expr(to_node(value, like=t)) if not hasattr(value, "node") else value
     if exterior.type() != t:
-        from webhal.lang.functions import cast
         exterior = cast(t, exterior)
     return _make(source, bounds, "constant_exterior",
                  lambda v, lo, ext: clamp(v, lo, lo + ext - 1), exterior)

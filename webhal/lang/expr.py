@@ -18,10 +18,11 @@ import os
 import sys
 import warnings
 
-from webhal.errors import CompileError, user_location
+from webhal.errors import _PACKAGE_DIR, CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.ops import cast_node, make_const, wrap_int
-from webhal.ir.types import Bool, Float, Int, Type, TypeCode
+from webhal.ir.printer import to_string
+from webhal.ir.types import Bool, Float, Int, Type, TypeCode, type_of_dtype
 
 
 class ExprLike:
@@ -41,7 +42,6 @@ class ExprLike:
             "instead of `if`, and & | ~ instead of and/or/not", user_location())
 
     def __str__(self) -> str:
-        from webhal.ir.printer import to_string
         return to_string(self.node())
 
     def __repr__(self) -> str:
@@ -149,7 +149,6 @@ def to_node(value, like: Type | None = None) -> ir.Expr:
                               "use hl.f64() or hl.f32() to choose", stacklevel=_user_stacklevel())
         return make_const(like, value)
     if hasattr(value, "dtype") and getattr(value, "shape", None) == ():  # numpy scalar
-        from webhal.ir.types import type_of_dtype
         return make_const(type_of_dtype(value.dtype), value.item())
     raise CompileError(f"cannot use {value!r} (a {type(value).__name__}) as a webhal Expr",
                        user_location())
@@ -157,7 +156,6 @@ def to_node(value, like: Type | None = None) -> ir.Expr:
 
 def _user_stacklevel() -> int:
     """The stacklevel for warnings.warn, called from here, that names the user's line."""
-    from webhal.errors import _PACKAGE_DIR
     level, frame = 1, sys._getframe(2)  # the caller of our caller is level 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
             _PACKAGE_DIR + os.sep):
@@ -257,5 +255,4 @@ def _floor_if_float(e: Expr) -> Expr:
 
 
 def _show(e: ir.Expr) -> str:
-    from webhal.ir.printer import to_string
     return to_string(e)

@@ -8,7 +8,7 @@ from webhal.ir.function import Function
 from webhal.ir.printer import to_string
 from webhal.ir.schedule import LoopLevel, MemoryType
 from webhal.ir.types import Int, Type
-from webhal.lang.expr import ExprLike, binary, to_node
+from webhal.lang.expr import Expr, ExprLike, binary, to_node
 from webhal.lang.names import check_name, unique_name
 from webhal.lang.stage import Stage, loop_name
 from webhal.lang.var import Var
@@ -147,7 +147,6 @@ class Func(Stage):
         return [Var(n) for n in self._require_defined("args()").pure_args]
 
     def value(self):
-        from webhal.lang.expr import Expr
         return Expr(self._require_defined("value()").definitions[0].value)
 
     def has_update_definition(self) -> bool:
@@ -241,40 +240,37 @@ class Func(Stage):
     def realize(self, sizes=None, target=None):
         """Compute this Func over [0, size) in each dimension (or into a given Buffer) and
         return the result as an hl.Buffer."""
-        from webhal.lang.pipeline import Pipeline
-        return Pipeline(self).realize(sizes, target)
+        return _pipeline(self).realize(sizes, target)
 
     def compile_jit(self, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_jit(target)
+        _pipeline(self).compile_jit(target)
 
     def compile_to_static_library(self, filename_prefix, arguments, fn_name=None, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_static_library(filename_prefix, arguments, fn_name, target)
+        _pipeline(self).compile_to_static_library(filename_prefix, arguments, fn_name, target)
 
     def compile_to_object(self, filename, arguments, fn_name, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_object(filename, arguments, fn_name, target)
+        _pipeline(self).compile_to_object(filename, arguments, fn_name, target)
 
     def compile_to_header(self, filename, arguments, fn_name, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_header(filename, arguments, fn_name, target)
+        _pipeline(self).compile_to_header(filename, arguments, fn_name, target)
 
     def compile_to_assembly(self, filename, arguments, fn_name, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_assembly(filename, arguments, fn_name, target)
+        _pipeline(self).compile_to_assembly(filename, arguments, fn_name, target)
 
     def compile_to_llvm_assembly(self, filename, arguments, fn_name, target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_llvm_assembly(filename, arguments, fn_name, target)
+        _pipeline(self).compile_to_llvm_assembly(filename, arguments, fn_name, target)
 
     def compile_to_lowered_stmt(self, filename, arguments, fn_name="pipeline", target=None):
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).compile_to_lowered_stmt(filename, arguments, fn_name, target)
+        _pipeline(self).compile_to_lowered_stmt(filename, arguments, fn_name, target)
 
     def print_loop_nest(self) -> None:
-        from webhal.lang.pipeline import Pipeline
-        Pipeline(self).print_loop_nest()
+        _pipeline(self).print_loop_nest()
+
+
+def _pipeline(f: Func):
+    """hl.Pipeline(f): lang.pipeline imports this module, so it is found when first called."""
+    from webhal.lang.pipeline import Pipeline
+    return Pipeline(f)
 
 
 def _level(f, var) -> LoopLevel:

@@ -23,6 +23,8 @@ from webhal.errors import CompileError, SourceLocation, user_location
 from webhal.ir.types import Type
 from webhal.lang.func import Func
 from webhal.lang.param import ImageParam, Param
+from webhal.lang.pipeline import Pipeline
+from webhal.target import Target, get_target_from_environment
 
 _registry: dict[str, type] = {}
 _context_target: contextvars.ContextVar = contextvars.ContextVar("webhal_target", default=None)
@@ -53,7 +55,6 @@ class OutputBuffer:
 @contextlib.contextmanager
 def GeneratorContext(target):  # noqa: N802 - Halide's name
     """Within this block, generators build for `target`."""
-    from webhal.target import Target
     token = _context_target.set(Target(target))
     try:
         yield
@@ -102,7 +103,6 @@ class Generator:
         return cls._halide_name
 
     def target(self):
-        from webhal.target import get_target_from_environment
         return _context_target.get() or get_target_from_environment()
 
     def natural_vector_size(self, t: Type) -> int:
@@ -114,7 +114,6 @@ class Generator:
     def build_pipeline(self):
         """Create the inputs as ImageParams/Params, the outputs as Funcs, run generate(), and
         return the Pipeline. The inputs, in declaration order, are `self.inputs()`."""
-        from webhal.lang.pipeline import Pipeline
         if self._pipeline is not None:
             return self._pipeline
         self._inputs, outputs = [], []

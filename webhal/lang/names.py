@@ -6,6 +6,8 @@ import itertools
 import re
 from collections import defaultdict
 
+from webhal.errors import CompileError, user_location
+
 _counters: defaultdict[str, itertools.count] = defaultdict(itertools.count)
 
 
@@ -17,7 +19,6 @@ _VALID = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
 
 def check_name(name: str, what: str) -> str:
-    from webhal.errors import CompileError, user_location
     if not _VALID.match(name):
         raise CompileError(f"{what} name {name!r} is not valid: use letters, digits and _ "
                            "(starting with a letter or _)", user_location())

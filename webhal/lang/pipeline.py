@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from webhal.errors import BufferError, CompileError, ScheduleError, user_location
+from webhal.ir import nodes as ir
 from webhal.ir.function import Function
 from webhal.ir.schedule import ForType, LoopLevel
+from webhal.ir.visitor import calls
 from webhal.lang.buffer import Buffer
+from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
+from webhal.reference import realize_into
+from webhal.target import Target, get_jit_target_from_environment
 
 
 class Pipeline:
     """The outputs of a computation: `hl.Pipeline([f, g])` or `hl.Pipeline(f)`."""
 
     def __init__(self, outputs):
-        from webhal.lang.func import Func
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
         if not outs or not all(isinstance(f, Func) for f in outs):
             raise CompileError("a Pipeline needs one or more Funcs", user_location())
@@ -30,13 +34,11 @@ class Pipeline:
     def realize(self, sizes=None, target=None):
         """Run the pipeline over [0, size) per dimension, or into given Buffers. Returns a
         Buffer (or a list of them for several outputs)."""
-        from webhal.target import Target, get_jit_target_from_environment
         where = user_location()
         target = get_jit_target_from_environment() if target is None else Target(target)
         self.validate_schedules()
         buffers = self._output_buffers(sizes, where)
         if target.is_reference:
-            from webhal.reference import realize_into
             realize_into([f.function() for f in self._outputs], buffers, where)
         else:
             from webhal.jit import realize_compiled
@@ -72,7 +74,6 @@ class Pipeline:
     def compile_jit(self, target=None):
         """Compile now for a JIT target (host or wasm in wasmtime); realize reuses it."""
         from webhal.jit import compile_jit
-        from webhal.target import Target, get_jit_target_from_environment
         t = get_jit_target_from_environment() if target is None else Target(target)
         self.validate_schedules()
         compile_jit(self, t)
@@ -251,8 +252,6 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
 
 
 def _called(d) -> list:
-    from webhal.ir import nodes as ir
-    from webhal.ir.visitor import calls
     out = []
     for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
         out += [c.func for c in calls(node) if c.call_type is ir.CallType.HALIDE]

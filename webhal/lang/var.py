@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import ReductionDomain
+from webhal.ir.ops import cast_node
 from webhal.ir.types import Int
-from webhal.lang.expr import ExprLike, to_node
+from webhal.lang.expr import Expr, ExprLike, to_node
 from webhal.lang.names import check_name, unique_name
 
 
@@ -68,11 +69,9 @@ class RVar(ExprLike):
         return self._domain
 
     def min(self) -> ExprLike:
-        from webhal.lang.expr import Expr
         return Expr(self._require_domain().mins[self._index])
 
     def extent(self) -> ExprLike:
-        from webhal.lang.expr import Expr
         return Expr(self._require_domain().extents[self._index])
 
     def domain(self) -> RDom:
@@ -187,5 +186,4 @@ def _as_list(region) -> Sequence:
 
 
 def _as_int32(v) -> ir.Expr:
-    from webhal.lang.expr import cast_node
     return cast_node(Int(32), to_node(v))

@@ -12,6 +12,7 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.printer import to_string
 from webhal.ir.types import Int, Type, TypeCode, UInt
 from webhal.passes.context import LowerContext
 
@@ -88,7 +89,6 @@ def _constraints(ctx: LowerContext) -> dict[str, ir.Expr]:
 
 
 def _constraint_checks(constraints: dict[str, ir.Expr]) -> list[st.Stmt]:
-    from webhal.ir.printer import to_string
     return [st.AssertStmt(ir.EQ(ops.var(field), value), runtime_call(
         "halide_error_constraint_violated", ir.StringImm(field), ops.var(field),
         ir.StringImm(to_string(value)), value)) for field, value in constraints.items()]

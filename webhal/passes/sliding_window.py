@@ -14,7 +14,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType
-from webhal.ir.visitor import free_variables, rebuild, substitute, walk
+from webhal.ir.visitor import children, free_variables, rebuild, substitute, walk
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
 from webhal.passes.simplify import simplify_expr
@@ -39,7 +39,6 @@ def _accesses_outside(s: st.Stmt, name: str, loop: st.For) -> bool:
     for n in (s.value, *s.args) if isinstance(s, st.Provide) else ():
         if any(isinstance(c, ir.Call) and c.name == name for c in walk(n)):
             return True
-    from webhal.ir.visitor import children
     for c in children(s):
         if isinstance(c, st.Stmt):
             if _accesses_outside(c, name, loop):
