@@ -24,13 +24,13 @@ from types import ModuleType
 import numpy as np
 
 import webhal
-from benchmarks.measure import SCALAR, TARGET_SLUGS, THREADS, Measurement, Settings
+from benchmarks.measure import TARGET_SLUGS, THREADS, Measurement, Settings
 from benchmarks.suite import Spec
 from webhal.aot import INCLUDE_DIR as WEBHAL_INCLUDE
 from webhal.errors import HalideError, ToolchainError
 from webhal.runners.browser import browser_session
 from webhal.runners.node import run_node
-from webhal.toolchain import emcc
+from webhal.toolchain import emcc, emcc_flags
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "harness.c"
@@ -173,18 +173,9 @@ def implementation_digest(impl: str, hl: ModuleType) -> str:
 
 
 def _emcc_flags(target: str) -> list[str]:
-    flags = ["-O3", "-sENVIRONMENT=web,node"]
-    if target != SCALAR:
-        flags.append("-msimd128")
-    if target == THREADS:
-        # Workers made before main() runs: a browser's main thread cannot wait for a new one.
-        # Growing shared memory is slow in JS, so the memory is fixed (and large enough);
-        # EXIT_RUNTIME ends the workers when main returns, else Node would wait for them.
-        flags += ["-pthread", f"-sPTHREAD_POOL_SIZE={os.cpu_count() or 2}",
-                  "-sINITIAL_MEMORY=268435456", "-sEXIT_RUNTIME=1"]
-    else:
-        flags += ["-sALLOW_MEMORY_GROWTH=1", "-sINITIAL_MEMORY=67108864"]
-    return flags
+    # With threads the memory cannot grow (emcc_flags), so it starts large enough for the suite.
+    memory = 256 << 20 if target == THREADS else 64 << 20
+    return emcc_flags(webhal.Target(target), environment=["web", "node"], initial_memory=memory)
 
 
 def include_dir(impl: str, hl: ModuleType) -> str:

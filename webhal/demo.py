@@ -5,22 +5,24 @@ the output images, and print a table. Also prints what this machine can build an
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import time
+import types
 
 import numpy as np
 from rich.table import Table
 
 import webhal as hl
 from webhal import doctor
-from webhal.glue import web_page
+from webhal.glue import package_data, web_page
 from webhal.jit import compile_jit
 from webhal.runtime.webgpu import adapter_name
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IMAGE = os.path.join(ROOT, "demos", "images", "camera.png")
+# In demos/ (shipped as the package data webhal.demos).
+IMAGE = "images/camera.png"
+BLUR = "blur/blur.py"
+PAGE_TARGET = "wasm-32-wasmrt-wasm_simd128"
 # (label, target, schedule): the CPU schedule or the GPU one of demos/blur/blur.py.
 TARGETS = [("host", "host", "blur"), ("wasm scalar", "wasm-32-wasmrt", "blur"),
            ("wasm SIMD", "wasm-32-wasmrt-wasm_simd128", "blur"),
@@ -28,24 +30,46 @@ TARGETS = [("host", "host", "blur"), ("wasm scalar", "wasm-32-wasmrt", "blur"),
            ("WebGPU, host code wasm", "wasm-32-wasmrt-webgpu", "blur_gpu")]
 
 
-def _load_blur():
-    path = os.path.join(ROOT, "demos", "blur", "blur.py")
-    spec = importlib.util.spec_from_file_location("webhal_demo_blur", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def _load_blur() -> types.ModuleType:
+    source = package_data.folder("demos") / BLUR
+    module = types.ModuleType("webhal_demo_blur")
+    module.__file__ = str(source)
+    exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), module.__dict__)
     return module
+
+
+def _load_image() -> tuple[np.ndarray, hl.ImageParam]:
+    """The photograph as uint8 grey pixels, and an ImageParam bound to them."""
+    from PIL import Image
+
+    with (package_data.folder("demos") / IMAGE).open("rb") as f:
+        pixels = np.asarray(Image.open(f).convert("L"))
+    image = hl.ImageParam(hl.UInt(8), 2, "image")
+    image.set(hl.Buffer(pixels))
+    return pixels, image
+
+
+def _out_size(pixels: np.ndarray) -> tuple[int, int]:
+    return pixels.shape[1] - 2, pixels.shape[0] - 2  # the blur reads two pixels beyond
+
+
+def build_page(page_dir: str, reps: int = 25) -> dict:
+    """Build the demo's web page into `page_dir` (index.html, blur.js, blur.wasm, the input and
+    the generated C): the blur for wasm SIMD linked by emcc, as `webhal demo` runs it in
+    headless Chromium. Returns the page's settings (webhal.glue.web_page.build); needs emcc."""
+    pixels, image = _load_image()
+    return web_page.build(_load_blur().blur(image), image, pixels, _out_size(pixels),
+                          hl.Target(PAGE_TARGET), page_dir, "blur", reps)
 
 
 def run_blur(console, out_dir: str, runs: int = 25) -> bool:
     from PIL import Image
-    pixels = np.asarray(Image.open(IMAGE).convert("L"))
-    image = hl.ImageParam(hl.UInt(8), 2, "image")
-    image.set(hl.Buffer(pixels))
+    pixels, image = _load_image()
     demo = _load_blur()
     pipelines = {name: hl.Pipeline(getattr(demo, name)(image)) for name in ("blur", "blur_gpu")}
-    h, w = pixels.shape[0] - 2, pixels.shape[1] - 2  # the blur reads two pixels beyond
+    w, h = _out_size(pixels)
     expected = np.asarray(pipelines["blur"].realize([w, h], hl.Target("reference")))
-    table = Table(title=f"3x3 blur of {os.path.relpath(IMAGE, ROOT)} ({w}x{h} uint8 out)")
+    table = Table(title=f"3x3 blur of demos/{IMAGE} ({w}x{h} uint8 out)")
     for column in ("target", "compile", "median run*", "matches reference", "output"):
         table.add_column(column)
     all_ok = True
@@ -83,11 +107,10 @@ def _browser_row(table, pipeline, image, pixels, size, expected, out_dir) -> boo
     """The same blur linked by emcc into a page and run in headless Chromium."""
     from PIL import Image
 
-    target = hl.Target("wasm-32-wasmrt-wasm_simd128")
     page_dir = os.path.join(out_dir, "web")
     t0 = time.perf_counter()
-    settings = web_page.build(pipeline.outputs()[0], image, pixels, size, target, page_dir,
-                              "blur")
+    settings = web_page.build(pipeline.outputs()[0], image, pixels, size,
+                              hl.Target(PAGE_TARGET), page_dir, "blur")
     build_s = time.perf_counter() - t0
     run = web_page.run(page_dir, settings)
     ok = bool(np.array_equal(run.output, expected))

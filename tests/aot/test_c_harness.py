@@ -10,7 +10,7 @@ import pytest
 import webhal as hl
 from tests.aot.pipelines import blur_u16
 from webhal.aot import INCLUDE_DIR
-from webhal.toolchain import emcc
+from webhal.toolchain import emcc, emcc_flags
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -25,9 +25,8 @@ def _build_and_run(tmp_path, include_dir: str, target: str, node) -> str:
     prefix = str(tmp_path / "blur")
     out.compile_to_static_library(prefix, inputs, "blur", hl.Target(target))
     js = str(tmp_path / "harness.js")
-    flags = ["-O2", "-msimd128"] if "simd" in target else ["-O2"]
-    if "wasm_threads" in target:  # the library's thread pool runs on Emscripten's pthreads
-        flags += ["-pthread", "-sPTHREAD_POOL_SIZE=2", "-sEXIT_RUNTIME=1"]
+    # With wasm_threads the library's thread pool runs on Emscripten's pthreads.
+    flags = emcc_flags(hl.Target(target), optimize=2, thread_pool_size=2)
     emcc([*flags, os.path.join(HERE, "harness_blur.c"), prefix + ".a", f"-I{include_dir}",
           f"-I{tmp_path}", "-o", js])
     run = subprocess.run([node.path, "--no-experimental-fetch", js], capture_output=True,
@@ -45,9 +44,11 @@ def test_halide_harness_links_unchanged(tmp_path, emscripten, node, target):
 
 
 @pytest.mark.parametrize("target", ["wasm-32-wasmrt-wasm_simd128",
-                                    "wasm-32-wasmrt-wasm_simd128-wasm_threads"])
+                                    "wasm-32-wasmrt-wasm_simd128-wasm_threads",
+                                    "wasm-32-wasmrt-wasm_mvponly"])
 def test_harness_with_webhals_header(tmp_path, emscripten, node, target):
-    """Also with wasm_threads: the blur's parallel rows run on the library's pthread pool."""
+    """Also with wasm_threads (the blur's parallel rows run on the library's pthread pool), and
+    for WebAssembly 1.0 only."""
     text = _build_and_run(tmp_path, INCLUDE_DIR, target, node)
     assert "mismatches 0 host_dirty 1" in text, text
     assert "Input buffer input is accessed at" in text and "error code -4" in text, text

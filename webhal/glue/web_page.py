@@ -1,7 +1,8 @@
 """Build a pipeline with one 2-D input and one 2-D output for the browser and run it in headless
 Chromium: the static library (webhal.aot), a generated C entry for JavaScript and a generated
-page (templates/run_pipeline.*.j2), linked by emcc; the page reports the result and per-call
-times, which come back to Python."""
+page (templates/run_pipeline.*.j2, shipped as webhal.templates), linked by emcc with the flags
+webhal.toolchain.emcc_flags chooses; the page reports the result and per-call times, which come
+back to Python."""
 
 from __future__ import annotations
 
@@ -15,15 +16,20 @@ import numpy as np
 
 from webhal.aot import INCLUDE_DIR
 from webhal.errors import ToolchainError
-from webhal.toolchain import emcc, find_emscripten
+from webhal.glue import package_data
+from webhal.toolchain import JsModule, emcc, emcc_flags, find_emscripten
 
-TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "templates")
 _CODES = {"int": 0, "uint": 1, "float": 2}
 
 
+def _template_source(name: str) -> str | None:
+    path = package_data.folder("templates") / name
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
+    """jinja2 with webhal's templates (the package data webhal.templates)."""
+    return jinja2.Environment(loader=jinja2.FunctionLoader(_template_source),
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
@@ -63,13 +69,9 @@ def build(func, image_param, image: np.ndarray, out_size: tuple[int, int], targe
     with open(os.path.join(directory, "index.html"), "w") as f:
         f.write(env.get_template("run_pipeline.html.j2").render(**settings))
     np.ascontiguousarray(image).tofile(os.path.join(directory, settings["input_file"]))
-    flags = ["-O3", "-sMODULARIZE=1", f"-sEXPORT_NAME={settings['export_name']}",
-             "-sENVIRONMENT=web", "-sALLOW_MEMORY_GROWTH=1",
-             "-sEXPORTED_FUNCTIONS=_webhal_run,_malloc,_free",
-             "-sEXPORTED_RUNTIME_METHODS=HEAPU8"]
-    if target.has_feature("wasm_simd128"):
-        flags.append("-msimd128")
-    find_emscripten()
+    module = JsModule(settings["export_name"], ("webhal_run", "malloc", "free"), ("HEAPU8",))
+    flags = emcc_flags(target, find_emscripten().capabilities, environment=["web"],
+                       module=module)
     emcc([*flags, prefix + ".run.c", prefix + ".a", f"-I{INCLUDE_DIR}", f"-I{directory}",
           "-o", prefix + ".js"])
     return settings

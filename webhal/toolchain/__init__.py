@@ -13,6 +13,7 @@ from webhal.toolchain.capabilities import (
     capabilities_for,
     parse_emcc_version,
 )
+from webhal.toolchain.emcc_flags import JsModule, emcc_flags
 from webhal.toolchain.emscripten import Emscripten, emar, emcc, empp, find_emscripten
 from webhal.toolchain.hosts import find_chromium, find_node, find_playwright
 from webhal.toolchain.process import private_runtime_dir, run_tool, tool_env
@@ -32,6 +33,7 @@ __all__ = [
     "Capability",
     "Emscripten",
     "EmscriptenCapabilities",
+    "JsModule",
     "Llvmlite",
     "Tool",
     "Version",
@@ -39,6 +41,7 @@ __all__ = [
     "clear_caches",
     "emar",
     "emcc",
+    "emcc_flags",
     "empp",
     "find_chromium",
     "find_dawn_node",

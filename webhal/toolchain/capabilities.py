@@ -1,7 +1,7 @@
 """What an Emscripten version can do, as data: a table of flags and the versions that have them.
 
-Facts come from Emscripten's ChangeLog; webhal picks link flags from this table, never by trying
-a flag and seeing whether it fails.
+Facts come from Emscripten's ChangeLog; webhal picks link flags from this table (through
+`emcc_flags.emcc_flags`), never by trying a flag and seeing whether it fails.
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ class Capability:
 
 
 EMSCRIPTEN_CAPABILITIES: tuple[Capability, ...] = (
+    Capability("simd128", "-msimd128",
+               note="128-bit SIMD in the C that emcc compiles (targets with wasm_simd128)"),
+    Capability("mvp", "-mcpu=mvp",
+               note="C compiled for WebAssembly 1.0 only (targets with wasm_mvponly)"),
+    Capability("pthreads", "-pthread",
+               note="wasm threads on Web Workers (targets with wasm_threads); pages need "
+                    "COOP/COEP headers for SharedArrayBuffer"),
     Capability("asyncify", "-sASYNCIFY",
                note="suspends wasm for async JS calls (WebGPU's mapAsync, requestAdapter)"),
     Capability("use_webgpu", "-sUSE_WEBGPU=1", until=(4, 0, 18),

@@ -1,0 +1,107 @@
+"""An installed webhal stands alone: `pip install .` (not editable) into a fresh venv outside the
+repository, then, from a directory outside it too, the installed package builds the demo's web
+page with its own templates and demo sources.
+
+Offline: the wheel is built with the setuptools of the test's own environment
+(--no-build-isolation), and the fresh venv borrows the test environment's dependencies through a
+.pth file naming a folder of links to them, every one but webhal's own.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webhal.testing.runtimes import missing
+
+ROOT = Path(__file__).resolve().parents[2]
+# Not part of a checkout's sources, and large or private to this machine.
+NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "out", "*.egg-info",
+                                    "__pycache__", ".*_cache", ".hypothesis")
+
+BUILD_PAGE = """
+import json, sys
+import webhal
+from webhal import demo
+from webhal.glue import package_data
+settings = demo.build_page(sys.argv[1], reps=3)
+print(json.dumps({"webhal": webhal.__file__, "settings": settings,
+                  "folders": {n: [str(f) for f in package_data.folder(n).iterdir()]
+                              for n in package_data.PACKAGES}}))
+"""
+
+
+def _run(command, **kwargs) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, **kwargs)
+    assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def _borrowed_dependencies(directory: Path) -> Path:
+    """A folder of links to this environment's installed packages, leaving out webhal (its
+    editable install, dist-info and .pth files), so only the wheel can provide it."""
+    directory.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        name = entry.name
+        if name.startswith(("webhal", "__editable__")) or name.endswith(".pth"):
+            continue
+        (directory / name).symlink_to(entry)
+    return directory
+
+
+@pytest.mark.slow
+def test_wheel_builds_the_demo_page_outside_the_repository(tmp_path, llvm_wasm, emscripten):
+    if int(version("setuptools").split(".")[0]) < 77:
+        missing("setuptools>=77 to build the wheel offline", f"found {version('setuptools')}",
+                "make setup (it is in webhal's test extra)")
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=NOT_COPIED, symlinks=True)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+                .stdout.strip())
+    (site / "borrowed_dependencies.pth").write_text(
+        f"{_borrowed_dependencies(tmp_path / 'dependencies')}\n")
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("PIP_")}
+    _run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "-q",
+          "--no-deps", "--no-build-isolation", "--no-index", str(source)], env=env, cwd=tmp_path)
+    shutil.rmtree(source)  # nothing may come from the sources any more
+
+    work = tmp_path / "work"
+    work.mkdir()
+    page = work / "page"
+    result = json.loads(_run([python, "-c", BUILD_PAGE, str(page)], env=env, cwd=work)
+                        .stdout.strip().splitlines()[-1])
+    installed = site / "webhal"
+    assert Path(result["webhal"]) == installed / "__init__.py"
+    assert not Path(result["webhal"]).is_relative_to(ROOT)
+    for name, files in result["folders"].items():
+        assert files and {Path(f).parent for f in files} == {installed / name}, name
+    if (ROOT / "runtime_js" / "abi.js").is_file():
+        assert (installed / "runtime_js" / "abi.js").is_file()
+
+    settings = result["settings"]
+    assert settings["module_js"] == "blur.js" and settings["target"].endswith("wasm_simd128")
+    html = (page / "index.html").read_text()
+    assert 'src="blur.js"' in html and "create_blur" in html
+    assert "create_blur" in (page / "blur.js").read_text()
+    assert (page / "blur.wasm").read_bytes()[:4] == b"\0asm"
+    assert "webhal_run" in (page / "blur.run.c").read_text()
+    assert (page / "blur.a").read_bytes()[:8] == b"!<arch>\n"
+    from PIL import Image
+    with Image.open(ROOT / "demos" / "images" / "camera.png") as image:
+        pixels = np.asarray(image.convert("L"))
+    assert (page / "blur.input.bin").read_bytes() == pixels.tobytes()
+    assert (settings["in_w"], settings["in_h"]) == (pixels.shape[1], pixels.shape[0])
+
+    help_text = _run([venv / "bin" / "webhal", "--help"], env=env, cwd=work).stdout
+    assert "demo" in help_text

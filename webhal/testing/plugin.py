@@ -1,0 +1,134 @@
+"""pytest fixtures and hooks for the runtimes webhal pipelines run on.
+
+Load it with `pytest_plugins = ["webhal.testing.plugin"]` in a top-level conftest.py. A test asks
+for a runtime by fixture (`emscripten`, `node`, `chromium`, `browser`, `wgpu_adapter`...); when the
+runtime is missing the test is skipped with an install hint, or fails under WEBHAL_EXPECT_ALL=1 or
+`--expect-all` (see webhal.testing.runtimes). Tests using browser or GPU fixtures are marked
+`browser` / `gpu` automatically, so `-m "not slow and not browser"` deselects them.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+
+import pytest
+
+from webhal.testing import runtimes
+from webhal.testing.runtimes import EXPECT_ALL_ENV, require
+from webhal.toolchain import private_runtime_dir
+
+# Fixture name -> marker its users get, so marker expressions see them.
+FIXTURE_MARKERS = {
+    "chromium": "browser",
+    "browser": "browser",
+    "browser_webgpu": "browser",
+    "wgpu_adapter": "gpu",
+    "wgpu_device": "gpu",
+    "dawn_node": "gpu",
+}
+
+MARKERS = {
+    "browser": "needs headless Chromium",
+    "gpu": "needs a WebGPU adapter (wgpu-py or dawn.node)",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--expect-all", action="store_true",
+                     help=f"a missing runtime fails instead of skipping (as {EXPECT_ALL_ENV}=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here too, so a project that loads the plugin passes --strict-markers.
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+    if config.getoption("--expect-all"):
+        os.environ[EXPECT_ALL_ENV] = "1"
+    # wgpu-native and the Vulkan loader complain on stderr without a private runtime dir.
+    if not os.path.isdir(os.environ.get("XDG_RUNTIME_DIR", "")):
+        os.environ["XDG_RUNTIME_DIR"] = private_runtime_dir()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for marker in sorted({FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}):
+            item.add_marker(marker)
+
+
+@pytest.fixture(scope="session")
+def llvm_wasm():
+    """llvmlite with its WebAssembly target registered (webhal.toolchain.Llvmlite)."""
+    return runtimes.llvm_wasm()
+
+
+@pytest.fixture(scope="session")
+def emscripten():
+    """The Emscripten in use (webhal.toolchain.Emscripten: version, capabilities, commands)."""
+    return runtimes.emscripten()
+
+
+@pytest.fixture(scope="session")
+def emcc(emscripten):
+    """The same record as `emscripten`, under the name of its compiler driver."""
+    return emscripten
+
+
+@pytest.fixture(scope="session")
+def wasm_ld():
+    return runtimes.wasm_ld()
+
+
+@pytest.fixture(scope="session")
+def node():
+    return runtimes.node()
+
+
+@pytest.fixture(scope="session")
+def dawn_node(node):
+    """dawn.node's Tool record, once it has really offered a WebGPU adapter under Node.
+    Run scripts with webhal.runners.node.run_node(..., dawn=True)."""
+    return runtimes.dawn_node()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Chromium's Tool record, with Playwright available to drive it."""
+    return runtimes.chromium()
+
+
+@pytest.fixture(scope="session")
+def browser_webgpu(chromium):
+    """The WebGPU adapter headless Chromium offers (webhal.toolchain.AdapterInfo)."""
+    return runtimes.browser_webgpu()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium, tmp_path_factory):
+    """A headless Chromium and a server of an empty directory (`browser.server.directory`):
+    write pages there, then `browser.open("page.html")`."""
+    from webhal.runners.browser import browser_session
+
+    directory = tmp_path_factory.mktemp("browser-pages")
+    with ExitStack() as stack:
+        yield require("headless Chromium",
+                      lambda: stack.enter_context(browser_session(directory)))
+
+
+@pytest.fixture(scope="session")
+def wgpu_adapter():
+    """A wgpu-py adapter in this process (lavapipe on machines without a GPU)."""
+    return runtimes.wgpu_adapter()
+
+
+@pytest.fixture(scope="session")
+def wgpu_device(wgpu_adapter):
+    return wgpu_adapter.request_device_sync()
+
+
+@pytest.fixture(scope="session")
+def wasmtime_engine():
+    """A wasmtime.Engine with SIMD and threads enabled."""
+    return runtimes.wasmtime_engine()
