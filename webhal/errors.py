@@ -1,4 +1,7 @@
 """Errors webhal raises. Every one derives from `HalideError`, as in Halide's Python bindings.
+Where those bindings raise a Python built-in instead (IndexError for a Buffer coordinate out of
+range, KeyError for an RDom dimension that does not exist, TypeError and ValueError for arguments
+of the wrong kind), webhal's error derives from that built-in too, so either `except` catches it.
 
 A message names the culprit (the Func, Var, buffer or tool by name) and says what to do; errors
 caused by user code carry the user's file and line, found by walking out of webhal's own frames.
@@ -49,6 +52,11 @@ class HalideError(Exception):
         text = message if where is None else f"{message}\n{where.excerpt()}"
         super().__init__(text)
 
+    def __str__(self) -> str:
+        # KeyError would print the repr of the text (quotes, escaped newlines); every error
+        # here prints its text as it is.
+        return str(self.args[0]) if self.args else ""
+
 
 class CompileError(HalideError):
     """A pipeline's definition is wrong: bad arity, types, use before definition."""
@@ -58,8 +66,27 @@ class ScheduleError(CompileError):
     """A schedule directive cannot apply: unknown Var, bad split, GPU rules broken."""
 
 
+class ArgumentError(HalideError, TypeError):
+    """A function of webhal's API was called with arguments of the wrong kind (a TypeError in
+    Halide's bindings)."""
+
+
+class ArgumentValueError(HalideError, ValueError):
+    """An argument has the right kind but a value webhal cannot use (a ValueError in Halide's
+    bindings)."""
+
+
 class BufferError(HalideError):
     """A buffer does not fit the pipeline: wrong type, dimensions, or too small for what is read."""
+
+
+class BufferIndexError(BufferError, IndexError):
+    """A Buffer read or written at a coordinate outside it. An IndexError, as in Halide's
+    bindings, so that iterating over a one-dimensional Buffer stops at its end."""
+
+
+class BufferDimensionsError(BufferError, ValueError):
+    """A Buffer indexed with the wrong number of coordinates (a ValueError in Halide's bindings)."""
 
 
 class TargetError(HalideError):
