@@ -103,7 +103,9 @@ def add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return a
     if ca == 0 and not t.is_float():
         return b
-    if not t.is_float() and t.is_scalar():
+    # Offsets order values only where adding them cannot wrap: Halide assumes that signed
+    # integers of 32 bits or more never overflow, while narrower and unsigned ones wrap.
+    if t.is_int() and t.bits >= 32 and t.is_scalar():
         (ba, ka), (bb, kb) = split_offset(a), split_offset(b)
         if ba is None or bb is None:
             base = bb if ba is None else ba
@@ -197,7 +199,9 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
     if ca is not None and cb is not None and t.is_scalar():
         # min is b < a ? b : a, max is a < b ? b : a (the float rules for NaN; see numeric.py)
         return (b if cb < ca else a) if node is ir.Min else (b if ca < cb else a)
-    if not t.is_float() and t.is_scalar():
+    # Offsets order values only where adding them cannot wrap: Halide assumes that signed
+    # integers of 32 bits or more never overflow, while narrower and unsigned ones wrap.
+    if t.is_int() and t.bits >= 32 and t.is_scalar():
         (ba, ka), (bb, kb) = split_offset(a), split_offset(b)
         if ba is not None and ba == bb:
             return a if pick(ka, kb) == ka else b
@@ -207,6 +211,7 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
             ry, ky = split_offset(y)
             if ry is not None and _rounds_up(rx, ry) and kx >= ky:  # so x >= y
                 return y if node is ir.Min else x
+    if not t.is_float() and t.is_scalar():
         # min(min(x, c1), c2) -> min(x, min(c1, c2))
         if isinstance(a, node) and cb is not None and as_const(a.b) is not None:
             return node(a.a, const(pick(as_const(a.b), cb), t))

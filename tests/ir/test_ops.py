@@ -1,0 +1,151 @@
+"""webhal.ir.ops: constants, wrapping, casts, and the folding constructors. Folding is checked
+against the reference evaluator: a folded node must compute what the unfolded one does."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir.types import Bool, Float, Int, UInt
+from webhal.reference.evaluate import Evaluator
+
+I32, I16, U8, U32, F32 = Int(32), Int(16), UInt(8), UInt(32), Float(32)
+x = ops.var("x")
+
+
+@pytest.mark.parametrize("value, t, wrapped", [
+    (130, Int(8), -126), (-129, Int(8), 127), (-1, U8, 255), (256, U8, 0),
+    (2**31, I32, -2**31), (65536 + 5, UInt(16), 5), (-1, U32, 2**32 - 1), (7, I32, 7),
+])
+def test_wrap_int(value, t, wrapped):
+    assert ops.wrap_int(value, t) == wrapped
+
+
+def test_make_const():
+    assert ops.make_const(U8, 300) == ir.UIntImm(U8, 44)
+    assert ops.make_const(I16, -5) == ir.IntImm(I16, -5)
+    assert ops.make_const(Bool(), 7) == ir.UIntImm(Bool(), 1)
+    assert ops.make_const(F32, 0.1).value == float(np.float32(0.1))  # rounded to float32
+    assert ops.make_const(F32, math.inf).value == math.inf
+    assert math.isnan(ops.make_const(F32, math.nan).value)
+    assert ops.const(3) == ir.IntImm(I32, 3)
+
+
+def test_cast_node():
+    assert ops.cast_node(I32, x) is x
+    assert ops.cast_node(U8, ops.const(-1)) == ir.UIntImm(U8, 255)  # folds, wrapping
+    assert ops.cast_node(F32, ops.const(3)) == ir.FloatImm(F32, 3.0)
+    # float -> int truncates and saturates: left to the Cast node, not folded here
+    assert ops.cast_node(I32, ops.const(2.7, F32)) == ir.Cast(I32, ops.const(2.7, F32))
+    assert ops.cast_node(U8, x) == ir.Cast(U8, x)
+    assert ops.cast(U8, x) == ir.Cast(U8, x)
+
+
+def test_as_const_and_is_const():
+    assert ops.as_const(ops.const(4)) == 4
+    assert ops.as_const(ir.Broadcast(ops.const(2.5, F32), 4)) == 2.5
+    assert ops.as_const(x) is None
+    assert ops.is_const(ops.const(0)) and ops.is_const(ops.const(0), 0)
+    assert not ops.is_const(ops.const(1), 0) and not ops.is_const(x)
+
+
+@pytest.mark.parametrize("e, split", [
+    (ops.const(5), (None, 5)),
+    (ir.Add(x, ops.const(3)), (x, 3)),
+    (ir.Sub(x, ops.const(3)), (x, -3)),
+    (ir.Add(ops.const(3), x), (ir.Add(ops.const(3), x), 0)),
+    (x, (x, 0)),
+])
+def test_split_offset(e, split):
+    assert ops.split_offset(e) == split
+
+
+@pytest.mark.parametrize("made, expected", [
+    (ops.add(x, ops.const(0)), x),
+    (ops.add(ops.const(0), x), x),
+    (ops.add(ir.Add(x, ops.const(1)), ops.const(2)), ir.Add(x, ops.const(3))),
+    (ops.add(ir.Add(x, ops.const(1)), ops.const(-1)), x),
+    (ops.add(x, ir.Sub(ops.var("y"), x)), ops.var("y")),
+    (ops.sub(x, x), ops.const(0)),
+    (ops.sub(ir.Add(x, ops.const(5)), ir.Add(x, ops.const(2))), ops.const(3)),
+    (ops.sub(ir.Add(x, ops.var("y")), x), ops.var("y")),
+    (ops.mul(ops.const(1), x), x),
+    (ops.mul(x, ops.const(0)), ops.const(0)),
+    (ops.mul(ir.Add(x, ops.const(1)), ops.const(3)),
+     ir.Add(ir.Mul(x, ops.const(3)), ops.const(3))),
+    (ops.mul(ops.const(3), x), ir.Mul(x, ops.const(3))),
+    (ops.div(x, ops.const(1)), x),
+    (ops.minimum(x, x), x),
+    (ops.minimum(ir.Add(x, ops.const(2)), x), x),
+    (ops.maximum(ir.Add(x, ops.const(2)), x), ir.Add(x, ops.const(2))),
+    (ops.minimum(ir.Min(x, ops.const(4)), ops.const(2)), ir.Min(x, ops.const(2))),
+    (ops.minimum(ops.const(3), x), ir.Min(x, ops.const(3))),  # constants go right
+    (ops.select(ops.const(1, Bool()), x, ops.const(0)), x),
+    (ops.select(ir.LT(x, ops.const(0)), x, x), x),
+    (ops.and_(ops.const(1, Bool()), ir.LT(x, ops.const(0))), ir.LT(x, ops.const(0))),
+    (ops.and_(ir.LT(x, ops.const(0)), ops.const(0, Bool())), ops.const(0, Bool())),
+    (ops.lt(ops.const(1), ops.const(2)), ops.const(1, Bool())),
+    (ops.le(ops.const(3), ops.const(2)), ops.const(0, Bool())),
+])
+def test_folding_shapes(made, expected):
+    assert made == expected
+
+
+@pytest.mark.parametrize("a, b, q, r", [
+    (7, 2, 3, 1), (-7, 2, -4, 1), (7, -2, -3, 1), (-7, -2, 4, 1), (5, 0, 0, 0), (0, 3, 0, 0),
+])
+def test_constant_division_is_euclidean(a, b, q, r):
+    assert ops.div(ops.const(a), ops.const(b)) == ops.const(q)
+    assert ops.mod(ops.const(a), ops.const(b)) == ops.const(r)
+    assert a == q * b + r or b == 0
+
+
+def test_constants_that_overflow_are_not_folded():
+    big = ops.const(2**31 - 1)
+    assert ops.add(big, ops.const(1)) == ir.Add(big, ops.const(1))
+    assert ops.mul(ops.const(2**20), ops.const(2**12)) == ir.Mul(ops.const(2**20),
+                                                               ops.const(2**12))
+    assert ops.sub(ops.const(0, U8), ops.const(1, U8)) == ir.Sub(ops.const(0, U8),
+                                                                ops.const(1, U8))
+
+
+def test_float_arithmetic_keeps_its_identities():
+    f = ir.Variable(F32, "f")
+    zero = ops.const(0.0, F32)
+    assert ops.add(f, zero) == ir.Add(f, zero)  # f + 0.0 is not f when f is -0.0
+    assert ops.mul(f, zero) == ir.Mul(f, zero)  # nor f * 0.0 when f is inf or NaN
+    assert ops.minimum(zero, f) == ir.Min(zero, f)  # NaN rules depend on the order
+
+
+# -- folding preserves values ------------------------------------------------------------------
+
+_CONSTRUCTORS = [
+    (ops.add, ir.Add), (ops.sub, ir.Sub), (ops.mul, ir.Mul), (ops.div, ir.Div),
+    (ops.mod, ir.Mod), (ops.minimum, ir.Min), (ops.maximum, ir.Max),
+]
+
+
+def _operands(t):
+    v = ir.Variable(t, "x")
+    k = lambda n: ops.const(n, t)  # noqa: E731
+    lo, hi = t.min(), t.max()
+    return [v, k(0), k(1), k(3), k(hi), k(lo), ir.Add(v, k(2)), ir.Sub(v, k(1)),
+            ir.Mul(v, k(2)), ir.Min(v, k(4)), ir.Add(ir.Mul(ir.Div(ir.Add(v, k(3)), k(4)),
+                                                            k(4)), k(1)), k(-2 if t.is_int()
+                                                                            else 2)]
+
+
+@pytest.mark.parametrize("t", [I32, I16, U8, U32], ids=str)
+def test_folded_nodes_compute_what_unfolded_ones_do(t):
+    env = {"x": np.arange(-20, 21).astype(t.dtype)}
+    for fold, node in _CONSTRUCTORS:
+        for a in _operands(t):
+            for b in _operands(t):
+                folded = Evaluator(None, env).eval(fold(a, b))
+                plain = Evaluator(None, env).eval(node(a, b))
+                assert np.array_equal(np.broadcast_to(folded, plain.shape), plain), \
+                    f"{fold.__name__}({a}, {b})"
