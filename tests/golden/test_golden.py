@@ -8,6 +8,10 @@ import pytest
 
 import webhal as hl
 from tests.aot.pipelines import blur_u16, brighten_f32, histogram_u8
+from tests.gpu import pipelines as gpu_pipelines
+from webhal.codegen import device_code
+from webhal.ir.schedule import DeviceAPI
+from webhal.lower import lower
 
 FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "files")
 UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
@@ -54,15 +58,12 @@ def test_blur_assembly_uses_simd128(tmp_path):
 
 
 def _wgsl(make) -> str:
-    from webhal.codegen import device_code
-    from webhal.ir.schedule import DeviceAPI
-    from webhal.jit import compile_jit
+    """The WGSL of a GPU pipeline, straight from lowering: no adapter is needed."""
     f, _ = make()
-    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
-    return device_code(lowered)[DeviceAPI.WebGPU][0]
+    module = lower([f.function()], hl.Pipeline(f).functions(), hl.Target("host-webgpu"), "p")
+    return device_code(module)[DeviceAPI.WebGPU][0]
 
 
 @pytest.mark.parametrize("name", ["blur_u8_packed", "blur_shared_memory", "brighten"])
-def test_wgsl(name, wgpu_adapter):
-    from tests.gpu import pipelines
-    _check(f"{name}.wgsl", _wgsl(getattr(pipelines, name)))
+def test_wgsl(name):
+    _check(f"{name}.wgsl", _wgsl(getattr(gpu_pipelines, name)))

@@ -3,6 +3,10 @@
 `bounds_of(e, scope)` gives [min, max] as expressions in the variables left out of `scope`; None
 means unbounded on that side. `constraints` holds facts from enclosing select/if conditions
 (`m < ext` in the true branch), so clamps written as selects stay tight.
+
+Arithmetic follows the IR's semantics (Euclidean division and modulo, x / 0 == x % 0 == 0).
+int32 and int64 sums and products are assumed not to overflow, as in Halide; narrower and
+unsigned ones may wrap, and their bounds fall back to the type's range unless proven to fit.
 """
 
 from __future__ import annotations
@@ -78,27 +82,31 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             return scope.get(e.name, Interval.point(e))
         case ir.Add():
             a, c = b(e.a), b(e.b)
-            return Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
+            return _unless_wrapped(Interval(_map(ops.add, a.min, c.min),
+                                            _map(ops.add, a.max, c.max)), e.type)
         case ir.Sub():
             a, c = b(e.a), b(e.b)
-            return Interval(_map(ops.sub, a.min, c.max), _map(ops.sub, a.max, c.min))
+            return _unless_wrapped(Interval(_map(ops.sub, a.min, c.max),
+                                            _map(ops.sub, a.max, c.min)), e.type)
         case ir.Mul():
-            return _mul(b(e.a), b(e.b), e)
+            return _unless_wrapped(_mul(b(e.a), b(e.b), e), e.type)
         case ir.Div():
             return _div(b(e.a), b(e.b), e)
         case ir.Mod():
             c = b(e.b)
             if e.type.is_float():
                 return Interval(None, None)
+            zero, one = ops.const(0, e.type), ops.const(1, e.type)
             if c.is_bounded() and c.min == c.max:
+                # The remainder lies in [0, |c| - 1], and x % 0 is 0.
                 k = ops.as_const(c.min)
-                hi = ops.const(abs(k) - 1, e.type) if k is not None else \
-                    ops.maximum(ops.sub(c.max, ops.const(1)), ops.sub(ops.const(-1), c.min))
-                return Interval(ops.const(0, e.type), hi)
+                hi = ops.const(max(abs(k) - 1, 0), e.type) if k is not None else \
+                    ops.maximum(ops.maximum(ops.sub(c.max, one), ops.sub(ops.const(-1, e.type),
+                                                                         c.min)), zero)
+                return Interval(zero, hi)
             if c.max is not None and ops.as_const(c.min) is not None and ops.as_const(c.min) > 0:
-                return Interval(ops.const(0, e.type), ops.sub(c.max, ops.const(1, e.type)))
-            return Interval(ops.const(0, e.type), None) if not e.type.is_float() else \
-                Interval(None, None)
+                return Interval(zero, ops.sub(c.max, one))
+            return Interval(zero, None)
         case ir.Min():
             a, c = b(e.a), b(e.b)
             lo = None if a.min is None or c.min is None else ops.minimum(a.min, c.min)
@@ -138,6 +146,22 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             if e.type.is_bool():
                 return type_bounds(e.type)
             return type_bounds(e.type)
+
+
+def _unless_wrapped(iv: Interval, t: Type) -> Interval:
+    """iv, the bounds of a sum, difference or product of type t, or t's whole range when the
+    value may have wrapped. int32 and int64 arithmetic is taken not to overflow, as Halide
+    does; narrower and unsigned types wrap in ordinary code (uint8 pixels), and their bounds
+    stand only when both ends folded to constants (the ops fold only what fits) or the interval
+    is one point (the expression itself, which wraps alike)."""
+    if not (t.is_uint() or (t.is_int() and t.bits < 32)) or t.is_bool():
+        return iv
+    if iv.min is not None and iv.min == iv.max:
+        return iv
+    if iv.min is not None and iv.max is not None and \
+            ops.as_const(iv.min) is not None and ops.as_const(iv.max) is not None:
+        return iv
+    return type_bounds(t)
 
 
 def _mul(a: Interval, c: Interval, e) -> Interval:

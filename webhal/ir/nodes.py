@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from webhal.ir import math_functions
 from webhal.ir.types import Bool, Handle, Type
 
 
@@ -233,8 +234,6 @@ INTRINSICS = frozenset({
     "lerp", "mux", "round", "floor", "ceil", "trunc", "is_nan", "is_inf", "is_finite",
 })
 
-# Math functions: every one takes and returns floats of one width.
-MATH_FUNCTIONS = frozenset({
-    "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-})
+# Math functions (PURE_EXTERN calls): every one takes and returns floats of one width; the
+# table of what each backend calls them is ir/math_functions.py.
+MATH_FUNCTIONS = frozenset(math_functions.FUNCTIONS)

@@ -25,6 +25,7 @@ elements with stride 2: the same elements. GPU loops are left alone (WGSL has no
 
 from __future__ import annotations
 
+from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -159,34 +160,10 @@ def _clamp(e: ir.Expr) -> tuple[ir.Expr, int | None, int | None]:
     return e, lo, hi
 
 
-def _linear(e: ir.Expr) -> tuple[dict, int]:
-    """Scalar integer e as ({term: coefficient}, constant)."""
-    c = ops.as_const(e)
-    if isinstance(c, int):
-        return {}, c
-    sign = {ir.Add: 1, ir.Sub: -1}.get(type(e))
-    if sign is not None:
-        (ta, ka), (tb, kb) = _linear(e.a), _linear(e.b)
-        terms = dict(ta)
-        for term, coef in tb.items():
-            terms[term] = terms.get(term, 0) + sign * coef
-        return terms, ka + sign * kb
-    if isinstance(e, ir.Mul):
-        for x, y in ((e.a, e.b), (e.b, e.a)):
-            k = ops.as_const(y)
-            if isinstance(k, int):
-                terms, c = _linear(x)
-                return {term: coef * k for term, coef in terms.items()}, c * k
-    return {e: 1}, 0
-
-
 def _distance(a: ir.Expr, b: ir.Expr) -> int | None:
     """b - a when it is a constant."""
-    (ta, ka), (tb, kb) = _linear(a), _linear(b)
-    keys = ta.keys() | tb.keys()
-    if any(ta.get(k, 0) != tb.get(k, 0) for k in keys):
-        return None
-    return kb - ka
+    terms, const = linear_form(ir.Sub(b, a))
+    return None if terms else const
 
 
 def _strided(x: ir.Expr) -> ir.Load | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from webhal.analysis.linear import linear_form
 from webhal.errors import ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -46,32 +47,6 @@ def thread_nest(loop: st.For) -> list[st.For]:
     return chain
 
 
-def _linear(e: ir.Expr, k: int, terms: dict, const: list) -> None:
-    """Add k * e to the linear form `terms` (atom -> coefficient) + const[0]."""
-    c = ops.as_const(e)
-    if isinstance(c, int):
-        const[0] += k * c
-        return
-    match e:
-        case ir.Add():
-            _linear(e.a, k, terms, const)
-            _linear(e.b, k, terms, const)
-            return
-        case ir.Sub():
-            _linear(e.a, k, terms, const)
-            _linear(e.b, -k, terms, const)
-            return
-        case ir.Mul():
-            ka, kb = ops.as_const(e.a), ops.as_const(e.b)
-            if isinstance(kb, int):
-                _linear(e.a, k * kb, terms, const)
-                return
-            if isinstance(ka, int):
-                _linear(e.b, k * ka, terms, const)
-                return
-    terms[e] = terms.get(e, 0) + k
-
-
 def _from_linear(terms: dict, const: int) -> ir.Expr:
     e = ops.const(const)
     for t in sorted((t for t, k in terms.items() if k), key=to_string):
@@ -81,11 +56,14 @@ def _from_linear(terms: dict, const: int) -> ir.Expr:
 
 def _replaced(terms: dict, const: int, *changes) -> ir.Expr:
     """The linear form with each (atom, by, k) change: k * atom taken out, k * by put in."""
-    new, c = dict(terms), [const]
+    new = dict(terms)
     for atom, by, k in changes:
         new[atom] -= k
-        _linear(by, k, new, c)
-    return _from_linear(new, c[0])
+        by_terms, by_const = linear_form(by)
+        for t, coef in by_terms.items():
+            new[t] = new.get(t, 0) + k * coef
+        const += k * by_const
+    return _from_linear(new, const)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -100,27 +78,24 @@ def const_bound(e: ir.Expr, upper: bool) -> int | None:
     c = ops.as_const(simplify_expr(e))
     if c is not None:
         return int(c)
-    raw: dict = {}
-    const = [0]
-    _linear(e, 1, raw, const)
-    terms = {t: k for t, k in raw.items() if k}
+    terms, const = linear_form(e)
     if not terms:
-        return const[0]
+        return const
     found: list = []
     for t, k in terms.items():
         if isinstance(t, ir.Min | ir.Max) and isinstance(t, ir.Min) == ((k > 0) == upper):
-            found += [const_bound(_replaced(terms, const[0], (t, arm, k)), upper)
+            found += [const_bound(_replaced(terms, const, (t, arm, k)), upper)
                       for arm in (t.a, t.b)]
     for t1, k1 in terms.items():
         for t2, k2 in terms.items():
             if k1 > 0 and k2 == -k1 and isinstance(t1, ir.Min | ir.Max) and \
                     type(t1) is type(t2):
                 for pairing in (((t1.a, t2.a), (t1.b, t2.b)), ((t1.a, t2.b), (t1.b, t2.a))):
-                    values = [const_bound(_replaced(terms, const[0], (t1, p, k1), (t2, q, k2)),
+                    values = [const_bound(_replaced(terms, const, (t1, p, k1), (t2, q, k2)),
                                           upper) for p, q in pairing]
                     if None not in values:
                         found.append(max(values) if upper else min(values))
-    total = const[0]
+    total = const
     for t, k in terms.items():
         b = _atom_bound(t, upper == (k > 0))
         if b is None:

@@ -9,6 +9,7 @@ starts, so any image size works; the prologue and epilogue keep the clamped code
 from __future__ import annotations
 
 from webhal.analysis.intervals import Interval, bounds_of
+from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -28,35 +29,31 @@ def _uses(e: ir.Expr, names: set[str]) -> bool:
 
 
 def _linear(e: ir.Expr, v: str, extra: list):
-    """e as k * v + c for a constant k, or None. min/max whose v-free side only matters
-    outside the steady state are replaced by their v side, with that as a further condition."""
-    match e:
-        case ir.Variable() if e.name == v:
-            return 1, ops.const(0)
-        case ir.Add() | ir.Sub():
-            a, b = _linear(e.a, v, extra), _linear(e.b, v, extra)
-            if a is None or b is None:
+    """e as k * v + c for a constant k and a c free of v, or None. min/max whose v-free side
+    only matters outside the steady state are replaced by their v side, with that as a further
+    condition."""
+    terms, const = linear_form(e)
+    k, c = 0, ops.const(const, e.type if e.type.is_int() else ops.I32)
+    for atom, coef in terms.items():
+        if isinstance(atom, ir.Variable) and atom.name == v:
+            k += coef
+            continue
+        if isinstance(atom, ir.Min | ir.Max) and _uses(atom, {v}):
+            a_dep, b_dep = _uses(atom.a, {v}), _uses(atom.b, {v})
+            if a_dep and b_dep:
                 return None
-            if isinstance(e, ir.Add):
-                return a[0] + b[0], ops.add(a[1], b[1])
-            return a[0] - b[0], ops.sub(a[1], b[1])
-        case ir.Mul():
-            for x, y in ((e.a, e.b), (e.b, e.a)):
-                k = ops.as_const(y)
-                if k is not None:
-                    a = _linear(x, v, extra)
-                    return None if a is None else (a[0] * k, ops.mul(a[1], y))
+            moving, fixed = (atom.a, atom.b) if a_dep else (atom.b, atom.a)
+            extra.append((moving, "<=" if isinstance(atom, ir.Min) else ">=", fixed))
+            inner = _linear(moving, v, extra)
+            if inner is None:
+                return None
+            k += coef * inner[0]
+            atom = inner[1]
+        elif not atom.type.is_int() or _uses(atom, {v}):
             return None
-        case ir.Min() | ir.Max():
-            a_dep, b_dep = _uses(e.a, {v}), _uses(e.b, {v})
-            if a_dep == b_dep:
-                return (0, e) if not a_dep else None
-            moving, fixed = (e.a, e.b) if a_dep else (e.b, e.a)
-            extra.append((moving, "<=" if isinstance(e, ir.Min) else ">=", fixed))
-            return _linear(moving, v, extra)
-    if e.type.is_int() and not _uses(e, {v}):
-        return 0, e
-    return None
+        c = ops.add(c, ops.mul(atom, ops.const(coef, atom.type))) if coef > 0 else \
+            ops.sub(c, ops.mul(atom, ops.const(-coef, atom.type)))
+    return k, c
 
 
 def _solve(conditions, v: str):

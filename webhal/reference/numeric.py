@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from webhal.ir.math_functions import FUNCTIONS, MathFunction
 from webhal.ir.types import Type
 
 
@@ -166,12 +167,14 @@ def count_trailing_zeros(a: np.ndarray, t: Type) -> np.ndarray:
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
-MATH = {
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "pow": np.power, "sin": np.sin,
-    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-    "erf": lambda a: _erf(a).astype(np.asarray(a).dtype),
-}
+
+def _numpy(f: MathFunction):
+    if f.numpy is not None:
+        return getattr(np, f.numpy)
+    assert f.name == "erf", f"numeric.py has no numpy version of {f.name}"
+    return lambda a: _erf(a).astype(np.asarray(a).dtype)
+
+
+MATH = {name: _numpy(f) for name, f in FUNCTIONS.items()}
 
 ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from webhal.abi import out_of_bounds
 from webhal.errors import BufferError, CompileError
 from webhal.ir import nodes as ir
 from webhal.ir.function import Definition, Function
 from webhal.ir.visitor import calls, walk
 from webhal.reference.evaluate import Evaluator
-from webhal.runtime.errors import out_of_bounds
 
 Region = list[tuple[int, int]]  # (min, extent) per dimension
 

@@ -12,21 +12,17 @@ import time
 import numpy as np
 import wasmtime
 
-from webhal import codegen
+from webhal import abi, codegen
 from webhal.codegen.llvm.module import emit_object
-from webhal.errors import HalideError
+from webhal.ir.math_functions import FUNCTIONS, MathFunction
 from webhal.ir.module import Module
 from webhal.ir.schedule import DeviceAPI
-from webhal.runtime import errors
+from webhal.runtime import gpu_calls
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
 
-_MATH = {"expf": math.exp, "logf": math.log, "powf": math.pow, "sinf": math.sin,
-         "cosf": math.cos, "tanf": math.tan, "asinf": math.asin, "acosf": math.acos,
-         "atanf": math.atan, "atan2f": math.atan2, "sinhf": math.sinh, "coshf": math.cosh,
-         "tanhf": math.tanh, "asinhf": math.asinh, "acoshf": math.acosh, "atanhf": math.atanh,
-         "erff": math.erf}
-_MATH.update({k[:-1]: v for k, v in list(_MATH.items())})
+# libm's symbols, float and double, by the math function they compute.
+_MATH = {symbol: f for f in FUNCTIONS.values() for symbol in f.libm}
 
 # compiler-rt's float16 conversions, which LLVM calls for `half` on wasm (halves travel as i32).
 _HALF = {
@@ -36,21 +32,18 @@ _HALF = {
 }
 
 
-# numpy's versions of the functions where Python's math raises instead of answering as C does
-# (log(0) = -inf, pow(0, -1) = inf, acosh(0.5) = nan, ...).
-_C_SEMANTICS = {math.exp: np.exp, math.log: np.log, math.pow: np.power, math.asin: np.arcsin,
-                math.acos: np.arccos, math.acosh: np.arccosh, math.atanh: np.arctanh,
-                math.sinh: np.sinh, math.cosh: np.cosh, math.sin: np.sin, math.cos: np.cos,
-                math.tan: np.tan}
+def _math(f: MathFunction):
+    """Python's math.<name>, with numpy's answer where Python raises instead of answering as C
+    does (log(0) = -inf, pow(0, -1) = inf, acosh(0.5) = nan, ...)."""
+    fn = getattr(math, f.name)
+    fallback = getattr(np, f.numpy) if f.numpy else lambda *_: np.nan
 
-
-def _math(fn):
     def call(*args):
         try:
             return fn(*args)
         except (ValueError, OverflowError):
             with np.errstate(all="ignore"):
-                return float(_C_SEMANTICS.get(fn, lambda *_: np.nan)(*map(np.float64, args)))
+                return float(fallback(*map(np.float64, args)))
     return call
 
 
@@ -130,22 +123,24 @@ class WasmPipeline:
             return lambda uc, ptr: self.heap.free(ptr)
         if name.startswith("halide_error"):
             return self._error_function(name)
-        if name.startswith("webhal_gpu_"):
-            return self._gpu_function(name[len("webhal_gpu_"):])
+        if name in abi.GPU_CALLS:
+            return self._gpu_function(name)
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
             return getattr(self, "_" + name)
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
 
     def _error_function(self, name: str):
-        strings = {"halide_error_constraint_violated": (0, 2),
-                   "halide_error_explicit_bounds_too_small": (0, 1)}.get(name, (0,))
+        strings = abi.string_parameters(name)
 
         def report(uc, *args):
             args = [self.heap.string(a) if i in strings else a for i, a in enumerate(args)]
-            if self.error is None:
-                self.error = errors.message(name, args)
-            return errors.CODES.get(name, -1)
+            self._report(abi.error_message(name, args))
+            return abi.error_code(name)
         return report
+
+    def _report(self, error) -> None:
+        if self.error is None:  # the first failure of a call is the one the user sees
+            self.error = error
 
     def _memset(self, dst, value, n):
         self.heap.view()[dst:dst + n] = value & 0xFF
@@ -158,19 +153,8 @@ class WasmPipeline:
 
     _memcpy = _memmove
 
-    def _gpu_function(self, method: str):
-        method = {"run": "run_packed"}.get(method, method)
-
-        def call(uc, *args):
-            try:
-                code = getattr(self.gpu, method)(*args)
-            except Exception as e:  # report, do not unwind through wasm frames
-                self.error = (f"WebGPU: {e}", HalideError)
-                return -23
-            if code and self.gpu.error and self.error is None:
-                self.error = self.gpu.error
-            return code
-        return call
+    def _gpu_function(self, name: str):
+        return lambda uc, *args: gpu_calls.call(self.gpu, name, args, self._report)
 
     def take_error(self):
         e, self.error = self.error, None

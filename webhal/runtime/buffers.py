@@ -7,19 +7,29 @@ import ctypes
 
 import numpy as np
 
-from webhal.passes.add_buffer_checks import type_code
+from webhal import abi
+
+# Each ABI kind as ctypes stores it (a halide_type_t field is one uint32).
+CTYPES = {"uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "int32": ctypes.c_int32,
+          "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "pointer": ctypes.c_void_p,
+          "string": ctypes.c_char_p}
+
+
+def _fields(s: abi.Struct, **override) -> list:
+    return [(f.name, override.get(f.name, CTYPES[f.kind])) for f in s.fields]
 
 
 class HalideDimension(ctypes.Structure):
-    _fields_ = [("min", ctypes.c_int32), ("extent", ctypes.c_int32),
-                ("stride", ctypes.c_int32), ("flags", ctypes.c_uint32)]
+    _fields_ = _fields(abi.HALIDE_DIMENSION_T)
 
 
 class HalideBuffer(ctypes.Structure):
-    _fields_ = [("device", ctypes.c_uint64), ("device_interface", ctypes.c_void_p),
-                ("host", ctypes.c_void_p), ("flags", ctypes.c_uint64),
-                ("type", ctypes.c_uint32), ("dimensions", ctypes.c_int32),
-                ("dim", ctypes.POINTER(HalideDimension)), ("padding", ctypes.c_void_p)]
+    _fields_ = _fields(abi.HALIDE_BUFFER_T, dim=ctypes.POINTER(HalideDimension))
+
+
+def type_code(t) -> int:
+    """An ir Type as the packed halide_type_t."""
+    return abi.pack_type(t.code.value, t.bits, t.lanes)
 
 
 class HostBuffer:

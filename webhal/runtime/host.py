@@ -8,8 +8,10 @@ import ctypes
 import os
 import threading
 
+from webhal import abi
 from webhal.errors import HalideError, user_location
-from webhal.runtime import errors
+from webhal.runtime import gpu_calls
+from webhal.runtime.buffers import CTYPES
 
 _state = threading.local()
 # An error reported on a thread pool worker: the pool runs one job at a time, so it belongs to
@@ -32,11 +34,6 @@ def take_error():
     with _worker_error_lock:  # taken either way, so that no later call finds it
         from_worker = _worker_error.pop() if _worker_error else None
     return e if e is not None else from_worker
-
-
-def _report(name: str, args) -> int:
-    _store(errors.message(name, args))
-    return errors.CODES.get(name, -1)
 
 
 def _store(error) -> None:
@@ -63,63 +60,32 @@ def check_num_threads() -> None:
                           user_location())
 
 
-_S = ctypes.c_char_p
-_I = ctypes.c_int32
-_P = ctypes.c_void_p
+def _prototype(params):
+    """The ctypes function type of a runtime function: int f(void *uc, params...)."""
+    return ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p,
+                            *(ctypes.c_void_p if kind == "string" else CTYPES[kind]
+                              for _, kind in params))
 
 
-def _error_callback(name: str, argtypes, strings: tuple[int, ...]):
-    proto = ctypes.CFUNCTYPE(ctypes.c_int32, _P, *argtypes)
+def _error_callback(name: str):
+    strings = abi.string_parameters(name)
 
     def fn(uc, *args):
         args = [_cstr(a) if i in strings else a for i, a in enumerate(args)]
-        return _report(name, args)
-    return proto(fn)
+        _store(abi.error_message(name, args))
+        return abi.error_code(name)
+    return _prototype(abi.ERROR_FUNCTIONS[name])(fn)
 
 
 # The WebGPU runtime of the pipeline running on this thread (set around each call).
 current_gpu = threading.local()
 
 
-def _gpu(method: str, proto):
+def _gpu_callback(name: str):
     def fn(uc, *args):
-        rt = getattr(current_gpu, "runtime", None)
-        if rt is None:
-            _store(("a GPU call reached a pipeline without a WebGPU runtime", HalideError))
-            return -1
-        try:
-            code = getattr(rt, method)(*args)
-        except Exception as e:  # a device error must not unwind through JIT frames
-            _store((f"WebGPU: {e}", HalideError))
-            return -23
-        if code and rt.error:
-            _store(rt.error)
-        return code
-    return proto(fn)
+        return gpu_calls.call(getattr(current_gpu, "runtime", None), name, args, _store)
+    return _prototype(abi.GPU_CALLS[name].params)(fn)
 
 
-def _gpu_run(rt, kernel, gx, gy, gz, args, nbytes):
-    return rt.run(kernel, gx, gy, gz, ctypes.string_at(args, nbytes) if nbytes else b"")
-
-
-CALLBACKS = {
-    "webhal_gpu_buffer": _gpu("buffer", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I, _P, _I, _I)),
-    "webhal_gpu_host_dirty": _gpu("host_dirty", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I)),
-    "webhal_gpu_copy_to_host": _gpu("copy_to_host", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I)),
-    "webhal_gpu_run": _gpu("run_packed", ctypes.CFUNCTYPE(ctypes.c_int32, _P, _I, _I, _I, _I,
-                                                          _P, _I)),
-    "halide_error_access_out_of_bounds": _error_callback(
-        "halide_error_access_out_of_bounds", [_P, _I, _I, _I, _I, _I], (0,)),
-    "halide_error_bad_type": _error_callback("halide_error_bad_type", [_P, ctypes.c_uint32,
-                                                                        ctypes.c_uint32], (0,)),
-    "halide_error_bad_dimensions": _error_callback("halide_error_bad_dimensions",
-                                                   [_P, _I, _I], (0,)),
-    "halide_error_constraint_violated": _error_callback(
-        "halide_error_constraint_violated", [_P, _I, _P, _I], (0, 2)),
-    "halide_error_buffer_argument_is_null": _error_callback(
-        "halide_error_buffer_argument_is_null", [_P], (0,)),
-    "halide_error_host_is_null": _error_callback("halide_error_host_is_null", [_P], (0,)),
-    "halide_error_out_of_memory": _error_callback("halide_error_out_of_memory", [], ()),
-    "halide_error_explicit_bounds_too_small": _error_callback(
-        "halide_error_explicit_bounds_too_small", [_P, _P, _I, _I, _I, _I], (0, 1)),
-}
+CALLBACKS = {**{name: _gpu_callback(name) for name in abi.GPU_CALLS},
+             **{name: _error_callback(name) for name in abi.ERROR_FUNCTIONS}}

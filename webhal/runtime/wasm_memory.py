@@ -9,7 +9,8 @@ import struct
 
 import numpy as np
 
-from webhal.passes.add_buffer_checks import type_code
+from webhal import abi
+from webhal.runtime.buffers import type_code
 
 PAGE = 65536
 ALIGN = 64
@@ -89,12 +90,27 @@ class WasmHeap:
         return bytes(mem[addr:end]).decode(errors="replace")
 
 
+# Each ABI kind as Python's struct module packs it, on wasm32.
+_STRUCT_CODES = {"uint8": "B", "uint16": "H", "int32": "i", "uint32": "I", "uint64": "Q",
+                 "pointer": "I", "string": "I"}
+
+
+def struct_layout(s: abi.Struct) -> struct.Struct:
+    """A little-endian struct.Struct of `s` as laid out in wasm32 memory (padding included)."""
+    def pad(n: int) -> str:
+        return f"{n}x" if n else ""
+    fmt, at, offsets = "<", 0, s.offsets(4)
+    for f in s.fields:
+        fmt += pad(offsets[f.name] - at) + _STRUCT_CODES[f.kind]
+        at = offsets[f.name] + abi.size_of(f.kind, 4)
+    return struct.Struct(fmt + pad(s.size(4) - at))
+
+
 class WasmBuffer:
     """An hl.Buffer copied into wasm memory (dense, x-first) with a 32-bit halide_buffer_t."""
 
-    # halide_buffer_t on wasm32: u64 device, ptr device_interface, ptr host, u64 flags,
-    # u32 type, i32 dimensions, ptr dim, ptr padding: 40 bytes.
-    LAYOUT = struct.Struct("<QIIQIiII")
+    LAYOUT = struct_layout(abi.HALIDE_BUFFER_T)
+    DIMENSION = struct_layout(abi.HALIDE_DIMENSION_T)
 
     def __init__(self, heap: WasmHeap, buf, copy_in: bool):
         self.buffer = buf
@@ -106,15 +122,17 @@ class WasmBuffer:
         if copy_in and self.nbytes:
             heap.write(self.host, np.asfortranarray(data).T)  # x-first and dense
         dims = data.ndim
-        self.dim = heap.malloc(16 * max(dims, 1))
+        self.dim = heap.malloc(self.DIMENSION.size * max(dims, 1))
         stride, packed = 1, b""
         for d in range(dims):
-            packed += struct.pack("<iiiI", buf.mins()[d], data.shape[d], stride, 0)
+            packed += self.DIMENSION.pack(buf.mins()[d], data.shape[d], stride, 0)
             stride *= data.shape[d]
-        heap.write(self.dim, packed or b"\0" * 16)
+        heap.write(self.dim, packed or b"\0" * self.DIMENSION.size)
         self.address = heap.malloc(self.LAYOUT.size)
-        heap.write(self.address, self.LAYOUT.pack(0, 0, self.host, 0, type_code(buf.type()),
-                                                  dims, self.dim, 0))
+        fields = {"host": self.host, "type": type_code(buf.type()), "dimensions": dims,
+                  "dim": self.dim}
+        values = [fields.get(f.name, 0) for f in abi.HALIDE_BUFFER_T.fields]
+        heap.write(self.address, self.LAYOUT.pack(*values))
 
     def copy_out(self, heap: WasmHeap) -> None:
         raw = heap.read(self.host, self.nbytes)

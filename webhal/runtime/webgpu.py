@@ -13,11 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webhal import abi
 from webhal.errors import CompileError, HalideError
-
-# Error codes the GPU calls return (Halide's device error values).
-DEVICE_RUN_FAILED = -23
-COPY_TO_HOST_FAILED = -14
 
 
 @functools.cache
@@ -120,7 +117,7 @@ class WebGPURuntime:
             self.error = (f"kernel {k['name']} needs {gx}x{gy}x{gz} workgroups, more than the "
                           f"device allows per dimension ({limit}); use larger gpu_tile sizes",
                           HalideError)
-            return DEVICE_RUN_FAILED
+            return abi.ERROR_CODES["device_run_failed"]
         if min(gx, gy, gz) <= 0:
             return 0
         ids = [bid for bid, binding in self.bindings.items() if binding in k["buffers"]]

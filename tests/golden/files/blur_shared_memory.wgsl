@@ -18,6 +18,16 @@ fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
 fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
 fn hl_min_f32(a: f32, b: f32) -> f32 { return select(a, b, b < a); }
 fn hl_max_f32(a: f32, b: f32) -> f32 { return select(a, b, a < b); }
+fn hl_i32_of_f32(a: f32) -> i32 {
+  if (hl_is_nan(a)) { return 0i; }
+  if (a >= 0x1p+31f) { return 2147483647i; }
+  return i32(max(a, -0x1p+31f));
+}
+fn hl_u32_of_f32(a: f32) -> u32 {
+  if (hl_is_nan(a)) { return 0u; }
+  if (a >= 0x1p+32f) { return 4294967295u; }
+  return u32(max(a, 0.0f));
+}
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
@@ -45,23 +55,23 @@ var<workgroup> kernel_0_blur_y_shared_0: array<f32, 160>;
 
 @compute @workgroup_size(kernel_0_blur_y_wg_x, kernel_0_blur_y_wg_y, kernel_0_blur_y_wg_z)
 fn kernel_0_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
-  let v_blur_y_s0_x_xo_1 = 0i + i32(wg_id.x);
-  let v_blur_y_s0_y_yo_2 = 0i + i32(wg_id.y);
-  let v_blur_x_min_0_3 = (min((v_blur_y_s0_x_xo_1 * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0);
-  let v_blur_x_min_1_4 = ((min((v_blur_y_s0_y_yo_2 * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) - 1i);
-  let v_blur_x_x_min_5 = (min((v_blur_y_s0_x_xo_1 * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0);
-  let v_blur_x_x_max_6 = ((min((v_blur_y_s0_x_xo_1 * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0) + 15i);
-  let v_blur_x_y_min_7 = ((min((v_blur_y_s0_y_yo_2 * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) - 1i);
-  let v_blur_x_y_max_8 = ((min((v_blur_y_s0_y_yo_2 * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) + 8i);
-  let v_blur_x_s0_x_9 = v_blur_x_x_min_5 + i32(local_id.x);
-  let v_blur_x_s0_y_10 = v_blur_x_y_min_7 + i32(local_id.y);
-  kernel_0_blur_y_shared_0[((v_blur_x_s0_x_9 - v_blur_x_min_0_3) + ((v_blur_x_s0_y_10 - v_blur_x_min_1_4) * 16i))] = (((b_1[((min(max((v_blur_x_s0_x_9 - 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y_10, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))] + b_1[((min(max(v_blur_x_s0_x_9, kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y_10, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) + b_1[((min(max((v_blur_x_s0_x_9 + 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y_10, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) / 0x1.8p+1f);
+  let v_blur_y_s0_x_xo = 0i + i32(wg_id.x);
+  let v_blur_y_s0_y_yo = 0i + i32(wg_id.y);
+  let v_blur_x_min_0 = (min((v_blur_y_s0_x_xo * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0);
+  let v_blur_x_min_1 = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) - 1i);
+  let v_blur_x_x_min = (min((v_blur_y_s0_x_xo * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0);
+  let v_blur_x_x_max = ((min((v_blur_y_s0_x_xo * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + kernel_0_blur_y_a.v_blur_y_min_0) + 15i);
+  let v_blur_x_y_min = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) - 1i);
+  let v_blur_x_y_max = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) + 8i);
+  let v_blur_x_s0_x = v_blur_x_x_min + i32(local_id.x);
+  let v_blur_x_s0_y = v_blur_x_y_min + i32(local_id.y);
+  kernel_0_blur_y_shared_0[((v_blur_x_s0_x - v_blur_x_min_0) + ((v_blur_x_s0_y - v_blur_x_min_1) * 16i))] = (((b_1[((min(max((v_blur_x_s0_x - 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))] + b_1[((min(max(v_blur_x_s0_x, kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) + b_1[((min(max((v_blur_x_s0_x + 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) / 0x1.8p+1f);
   workgroupBarrier();
-  let v_blur_y_s0_x_xi_11 = 0i + i32(local_id.x);
-  let v_blur_y_s0_y_yi_12 = 0i + i32(local_id.y);
+  let v_blur_y_s0_x_xi = 0i + i32(local_id.x);
+  let v_blur_y_s0_y_yi = 0i + i32(local_id.y);
   if (local_id.y < 8u) {
-    let v_blur_y_s0_y_13 = ((min((v_blur_y_s0_y_yo_2 * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi_12) + kernel_0_blur_y_a.v_blur_y_min_1);
-    let v_blur_y_s0_x_14 = ((min((v_blur_y_s0_x_xo_1 * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + v_blur_y_s0_x_xi_11) + kernel_0_blur_y_a.v_blur_y_min_0);
-    b_0[((v_blur_y_s0_x_14 - kernel_0_blur_y_a.v_blur_y_min_0) + ((v_blur_y_s0_y_13 - kernel_0_blur_y_a.v_blur_y_min_1) * kernel_0_blur_y_a.v_blur_y_stride_1))] = (((kernel_0_blur_y_shared_0[(((v_blur_y_s0_x_14 - v_blur_x_min_0_3) + ((v_blur_y_s0_y_13 - v_blur_x_min_1_4) * 16i)) - 16i)] + kernel_0_blur_y_shared_0[((v_blur_y_s0_x_14 - v_blur_x_min_0_3) + ((v_blur_y_s0_y_13 - v_blur_x_min_1_4) * 16i))]) + kernel_0_blur_y_shared_0[(((v_blur_y_s0_x_14 - v_blur_x_min_0_3) + ((v_blur_y_s0_y_13 - v_blur_x_min_1_4) * 16i)) + 16i)]) / 0x1.8p+1f);
+    let v_blur_y_s0_y = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi) + kernel_0_blur_y_a.v_blur_y_min_1);
+    let v_blur_y_s0_x = ((min((v_blur_y_s0_x_xo * 16i), ((kernel_0_blur_y_a.v_blur_y_x_max - kernel_0_blur_y_a.v_blur_y_min_0) - 15i)) + v_blur_y_s0_x_xi) + kernel_0_blur_y_a.v_blur_y_min_0);
+    b_0[((v_blur_y_s0_x - kernel_0_blur_y_a.v_blur_y_min_0) + ((v_blur_y_s0_y - kernel_0_blur_y_a.v_blur_y_min_1) * kernel_0_blur_y_a.v_blur_y_stride_1))] = (((kernel_0_blur_y_shared_0[(((v_blur_y_s0_x - v_blur_x_min_0) + ((v_blur_y_s0_y - v_blur_x_min_1) * 16i)) - 16i)] + kernel_0_blur_y_shared_0[((v_blur_y_s0_x - v_blur_x_min_0) + ((v_blur_y_s0_y - v_blur_x_min_1) * 16i))]) + kernel_0_blur_y_shared_0[(((v_blur_y_s0_x - v_blur_x_min_0) + ((v_blur_y_s0_y - v_blur_x_min_1) * 16i)) + 16i)]) / 0x1.8p+1f);
   }
 }

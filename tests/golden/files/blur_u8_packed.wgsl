@@ -18,6 +18,16 @@ fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
 fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
 fn hl_min_f32(a: f32, b: f32) -> f32 { return select(a, b, b < a); }
 fn hl_max_f32(a: f32, b: f32) -> f32 { return select(a, b, a < b); }
+fn hl_i32_of_f32(a: f32) -> i32 {
+  if (hl_is_nan(a)) { return 0i; }
+  if (a >= 0x1p+31f) { return 2147483647i; }
+  return i32(max(a, -0x1p+31f));
+}
+fn hl_u32_of_f32(a: f32) -> u32 {
+  if (hl_is_nan(a)) { return 0u; }
+  if (a >= 0x1p+32f) { return 4294967295u; }
+  return u32(max(a, 0.0f));
+}
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
@@ -45,40 +55,49 @@ override kernel_0_blur_x_wg_z: u32 = 1u;
 
 @compute @workgroup_size(kernel_0_blur_x_wg_x, kernel_0_blur_x_wg_y, kernel_0_blur_x_wg_z)
 fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
-  let v_blur_x_s0_x_x_xo_1 = 0i + i32(wg_id.x);
-  let v_blur_x_s0_y_yo_2 = 0i + i32(wg_id.y);
-  let v_blur_x_s0_x_x_xi_3 = 0i + i32(local_id.x);
-  let v_blur_x_s0_y_yi_4 = 0i + i32(local_id.y);
-  let v_blur_x_s0_y_5 = ((min((v_blur_x_s0_y_yo_2 * 8i), ((kernel_0_blur_x_a.v_blur_x_y_max - kernel_0_blur_x_a.v_blur_x_y_min) - 7i)) + v_blur_x_s0_y_yi_4) + kernel_0_blur_x_a.v_blur_x_y_min);
-  let v_blur_x_s0_x_x_6 = (min((v_blur_x_s0_x_x_xo_1 * 16i), (hl_div_i32(((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi_3);
-  let v_t_7 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1));
-  let v_t_8 = (v_t_7 + 1i * 1i);
-  let v_t_9 = ((b_2[v_t_7 >> 2u] >> (u32(v_t_7 & 3i) * 8u)) & 255u);
-  let v_t_10 = ((b_2[v_t_8 >> 2u] >> (u32(v_t_8 & 3i) * 8u)) & 255u);
-  let v_t_12 = ((((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 1i);
-  let v_t_13 = (v_t_12 + 1i * 1i);
-  let v_t_14 = ((b_2[v_t_12 >> 2u] >> (u32(v_t_12 & 3i) * 8u)) & 255u);
-  let v_t_15 = ((b_2[v_t_13 >> 2u] >> (u32(v_t_13 & 3i) * 8u)) & 255u);
-  let v_t_18 = ((v_t_9 + v_t_14) & 65535u);
-  let v_t_19 = ((v_t_10 + v_t_15) & 65535u);
-  let v_t_20 = ((((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 2i);
-  let v_t_21 = (v_t_20 + 1i * 1i);
-  let v_t_22 = ((b_2[v_t_20 >> 2u] >> (u32(v_t_20 & 3i) * 8u)) & 255u);
-  let v_t_23 = ((b_2[v_t_21 >> 2u] >> (u32(v_t_21 & 3i) * 8u)) & 255u);
-  let v_t_26 = ((v_t_18 + v_t_22) & 65535u);
-  let v_t_27 = ((v_t_19 + v_t_23) & 65535u);
-  let v_t_29 = (hl_div_u32(v_t_26, 3u) & 65535u);
-  let v_t_30 = (hl_div_u32(v_t_27, 3u) & 65535u);
-  let v_t_31 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
-  if ((v_t_31 & 1i) == 0i) {
-    atomicStore(&b_0[(v_t_31 >> 1u) + 0i], ((u32(v_t_29) & 65535u) << 0u) | ((u32(v_t_30) & 65535u) << 16u));
+  let v_blur_x_s0_x_x_xo = 0i + i32(wg_id.x);
+  let v_blur_x_s0_y_yo = 0i + i32(wg_id.y);
+  let v_blur_x_s0_x_x_xi = 0i + i32(local_id.x);
+  let v_blur_x_s0_y_yi = 0i + i32(local_id.y);
+  let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_a.v_blur_x_y_max - kernel_0_blur_x_a.v_blur_x_y_min) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_a.v_blur_x_y_min);
+  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
+  let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1));
+  let v_t_2 = ((b_2[(v_t_1 >> 2u)] >> (u32((v_t_1 & 3i)) * 8u)) & 255u);
+  let v_index_23 = (v_t_1 + 1i);
+  let v_t_3 = ((b_2[(v_index_23 >> 2u)] >> (u32((v_index_23 & 3i)) * 8u)) & 255u);
+  let v_t_4 = v_t_2;
+  let v_t_5 = v_t_3;
+  let v_t_6 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 1i);
+  let v_t_7 = ((b_2[(v_t_6 >> 2u)] >> (u32((v_t_6 & 3i)) * 8u)) & 255u);
+  let v_index_24 = (v_t_6 + 1i);
+  let v_t_8 = ((b_2[(v_index_24 >> 2u)] >> (u32((v_index_24 & 3i)) * 8u)) & 255u);
+  let v_t_9 = v_t_7;
+  let v_t_10 = v_t_8;
+  let v_t_11 = ((v_t_4 + v_t_9) & 65535u);
+  let v_t_12 = ((v_t_5 + v_t_10) & 65535u);
+  let v_t_13 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 2i);
+  let v_t_14 = ((b_2[(v_t_13 >> 2u)] >> (u32((v_t_13 & 3i)) * 8u)) & 255u);
+  let v_index_25 = (v_t_13 + 1i);
+  let v_t_15 = ((b_2[(v_index_25 >> 2u)] >> (u32((v_index_25 & 3i)) * 8u)) & 255u);
+  let v_t_16 = v_t_14;
+  let v_t_17 = v_t_15;
+  let v_t_18 = ((v_t_11 + v_t_16) & 65535u);
+  let v_t_19 = ((v_t_12 + v_t_17) & 65535u);
+  let v_t_20 = hl_div_u32(v_t_18, 3u);
+  let v_t_21 = hl_div_u32(v_t_19, 3u);
+  let v_t_22 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
+  let v_word_26 = (v_t_22 >> 1u);
+  if (((v_t_22 & 1i) == 0i)) {
+    atomicStore(&b_0[v_word_26], (v_t_20 | (v_t_21 << 16u)));
   } else {
-    let v_t_32 = (((min((v_blur_x_s0_x_x_6 * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y_5 - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
-    atomicAnd(&b_0[v_t_32 >> 1u], ~(65535u << (u32(v_t_32 & 1i) * 16u)));
-    atomicOr(&b_0[v_t_32 >> 1u], (u32(v_t_29) & 65535u) << (u32(v_t_32 & 1i) * 16u));
-    let v_t_33 = (v_t_32 + 1i * 1i);
-    atomicAnd(&b_0[v_t_33 >> 1u], ~(65535u << (u32(v_t_33 & 1i) * 16u)));
-    atomicOr(&b_0[v_t_33 >> 1u], (u32(v_t_30) & 65535u) << (u32(v_t_33 & 1i) * 16u));
+    let v_word_27 = (v_t_22 >> 1u);
+    let v_bit_28 = (u32((v_t_22 & 1i)) * 16u);
+    atomicAnd(&b_0[v_word_27], (~(65535u << v_bit_28)));
+    atomicOr(&b_0[v_word_27], (v_t_20 << v_bit_28));
+    let v_word_29 = ((v_t_22 + 1i) >> 1u);
+    let v_bit_30 = (u32(((v_t_22 + 1i) & 1i)) * 16u);
+    atomicAnd(&b_0[v_word_29], (~(65535u << v_bit_30)));
+    atomicOr(&b_0[v_word_29], (v_t_21 << v_bit_30));
   }
 }
 
@@ -94,67 +113,72 @@ override kernel_1_blur_y_wg_z: u32 = 1u;
 
 @compute @workgroup_size(kernel_1_blur_y_wg_x, kernel_1_blur_y_wg_y, kernel_1_blur_y_wg_z)
 fn kernel_1_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
-  let v_blur_y_s0_x_x_xo_1 = 0i + i32(wg_id.x);
-  let v_blur_y_s0_y_yo_2 = 0i + i32(wg_id.y);
-  let v_blur_y_s0_x_x_xi_3 = 0i + i32(local_id.x);
-  let v_blur_y_s0_y_yi_4 = 0i + i32(local_id.y);
-  let v_blur_y_s0_y_5 = ((min((v_blur_y_s0_y_yo_2 * 8i), ((kernel_1_blur_y_a.v_blur_y_y_max - kernel_1_blur_y_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi_4) + kernel_1_blur_y_a.v_blur_y_min_1);
-  let v_blur_y_s0_x_x_6 = (min((v_blur_y_s0_x_x_xo_1 * 16i), (hl_div_i32(((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) + 4i), 4i) - 16i)) + v_blur_y_s0_x_x_xi_3);
-  let v_t_7 = (((min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_x_min_1) * kernel_1_blur_y_a.v_blur_x_extent_0));
-  let v_t_8 = (v_t_7 + 1i * 1i);
-  let v_t_9 = (v_t_7 + 1i * 2i);
-  let v_t_10 = (v_t_7 + 1i * 3i);
-  let v_t_11 = ((atomicLoad(&b_0[v_t_7 >> 1u]) >> (u32(v_t_7 & 1i) * 16u)) & 65535u);
-  let v_t_12 = ((atomicLoad(&b_0[v_t_8 >> 1u]) >> (u32(v_t_8 & 1i) * 16u)) & 65535u);
-  let v_t_13 = ((atomicLoad(&b_0[v_t_9 >> 1u]) >> (u32(v_t_9 & 1i) * 16u)) & 65535u);
-  let v_t_14 = ((atomicLoad(&b_0[v_t_10 >> 1u]) >> (u32(v_t_10 & 1i) * 16u)) & 65535u);
-  let v_t_15 = (((min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + (((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_x_min_1) + 1i) * kernel_1_blur_y_a.v_blur_x_extent_0));
-  let v_t_16 = (v_t_15 + 1i * 1i);
-  let v_t_17 = (v_t_15 + 1i * 2i);
-  let v_t_18 = (v_t_15 + 1i * 3i);
-  let v_t_19 = ((atomicLoad(&b_0[v_t_15 >> 1u]) >> (u32(v_t_15 & 1i) * 16u)) & 65535u);
-  let v_t_20 = ((atomicLoad(&b_0[v_t_16 >> 1u]) >> (u32(v_t_16 & 1i) * 16u)) & 65535u);
-  let v_t_21 = ((atomicLoad(&b_0[v_t_17 >> 1u]) >> (u32(v_t_17 & 1i) * 16u)) & 65535u);
-  let v_t_22 = ((atomicLoad(&b_0[v_t_18 >> 1u]) >> (u32(v_t_18 & 1i) * 16u)) & 65535u);
-  let v_t_24 = ((v_t_11 + v_t_19) & 65535u);
-  let v_t_25 = ((v_t_12 + v_t_20) & 65535u);
-  let v_t_26 = ((v_t_13 + v_t_21) & 65535u);
-  let v_t_27 = ((v_t_14 + v_t_22) & 65535u);
-  let v_t_28 = (((min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + (((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_x_min_1) + 2i) * kernel_1_blur_y_a.v_blur_x_extent_0));
-  let v_t_29 = (v_t_28 + 1i * 1i);
-  let v_t_30 = (v_t_28 + 1i * 2i);
-  let v_t_31 = (v_t_28 + 1i * 3i);
-  let v_t_32 = ((atomicLoad(&b_0[v_t_28 >> 1u]) >> (u32(v_t_28 & 1i) * 16u)) & 65535u);
-  let v_t_33 = ((atomicLoad(&b_0[v_t_29 >> 1u]) >> (u32(v_t_29 & 1i) * 16u)) & 65535u);
-  let v_t_34 = ((atomicLoad(&b_0[v_t_30 >> 1u]) >> (u32(v_t_30 & 1i) * 16u)) & 65535u);
-  let v_t_35 = ((atomicLoad(&b_0[v_t_31 >> 1u]) >> (u32(v_t_31 & 1i) * 16u)) & 65535u);
-  let v_t_37 = ((v_t_24 + v_t_32) & 65535u);
-  let v_t_38 = ((v_t_25 + v_t_33) & 65535u);
-  let v_t_39 = ((v_t_26 + v_t_34) & 65535u);
-  let v_t_40 = ((v_t_27 + v_t_35) & 65535u);
-  let v_t_42 = (hl_div_u32(v_t_37, 3u) & 65535u);
-  let v_t_43 = (hl_div_u32(v_t_38, 3u) & 65535u);
-  let v_t_44 = (hl_div_u32(v_t_39, 3u) & 65535u);
-  let v_t_45 = (hl_div_u32(v_t_40, 3u) & 65535u);
-  let v_t_47 = (v_t_42 & 255u);
-  let v_t_48 = (v_t_43 & 255u);
-  let v_t_49 = (v_t_44 & 255u);
-  let v_t_50 = (v_t_45 & 255u);
-  let v_t_51 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
-  if ((v_t_51 & 3i) == 0i) {
-    atomicStore(&b_1[(v_t_51 >> 2u) + 0i], ((u32(v_t_47) & 255u) << 0u) | ((u32(v_t_48) & 255u) << 8u) | ((u32(v_t_49) & 255u) << 16u) | ((u32(v_t_50) & 255u) << 24u));
+  let v_blur_y_s0_x_x_xo = 0i + i32(wg_id.x);
+  let v_blur_y_s0_y_yo = 0i + i32(wg_id.y);
+  let v_blur_y_s0_x_x_xi = 0i + i32(local_id.x);
+  let v_blur_y_s0_y_yi = 0i + i32(local_id.y);
+  let v_blur_y_s0_y = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_1_blur_y_a.v_blur_y_y_max - kernel_1_blur_y_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi) + kernel_1_blur_y_a.v_blur_y_min_1);
+  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), (hl_div_i32(((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) + 4i), 4i) - 16i)) + v_blur_y_s0_x_x_xi);
+  let v_t_1 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + ((v_blur_y_s0_y - kernel_1_blur_y_a.v_blur_x_min_1) * kernel_1_blur_y_a.v_blur_x_extent_0));
+  let v_t_2 = ((atomicLoad(&b_0[(v_t_1 >> 1u)]) >> (u32((v_t_1 & 1i)) * 16u)) & 65535u);
+  let v_index_33 = (v_t_1 + 1i);
+  let v_t_3 = ((atomicLoad(&b_0[(v_index_33 >> 1u)]) >> (u32((v_index_33 & 1i)) * 16u)) & 65535u);
+  let v_index_34 = (v_t_1 + 2i);
+  let v_t_4 = ((atomicLoad(&b_0[(v_index_34 >> 1u)]) >> (u32((v_index_34 & 1i)) * 16u)) & 65535u);
+  let v_index_35 = (v_t_1 + 3i);
+  let v_t_5 = ((atomicLoad(&b_0[(v_index_35 >> 1u)]) >> (u32((v_index_35 & 1i)) * 16u)) & 65535u);
+  let v_t_6 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + (((v_blur_y_s0_y - kernel_1_blur_y_a.v_blur_x_min_1) + 1i) * kernel_1_blur_y_a.v_blur_x_extent_0));
+  let v_t_7 = ((atomicLoad(&b_0[(v_t_6 >> 1u)]) >> (u32((v_t_6 & 1i)) * 16u)) & 65535u);
+  let v_index_36 = (v_t_6 + 1i);
+  let v_t_8 = ((atomicLoad(&b_0[(v_index_36 >> 1u)]) >> (u32((v_index_36 & 1i)) * 16u)) & 65535u);
+  let v_index_37 = (v_t_6 + 2i);
+  let v_t_9 = ((atomicLoad(&b_0[(v_index_37 >> 1u)]) >> (u32((v_index_37 & 1i)) * 16u)) & 65535u);
+  let v_index_38 = (v_t_6 + 3i);
+  let v_t_10 = ((atomicLoad(&b_0[(v_index_38 >> 1u)]) >> (u32((v_index_38 & 1i)) * 16u)) & 65535u);
+  let v_t_11 = ((v_t_2 + v_t_7) & 65535u);
+  let v_t_12 = ((v_t_3 + v_t_8) & 65535u);
+  let v_t_13 = ((v_t_4 + v_t_9) & 65535u);
+  let v_t_14 = ((v_t_5 + v_t_10) & 65535u);
+  let v_t_15 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + (((v_blur_y_s0_y - kernel_1_blur_y_a.v_blur_x_min_1) + 2i) * kernel_1_blur_y_a.v_blur_x_extent_0));
+  let v_t_16 = ((atomicLoad(&b_0[(v_t_15 >> 1u)]) >> (u32((v_t_15 & 1i)) * 16u)) & 65535u);
+  let v_index_39 = (v_t_15 + 1i);
+  let v_t_17 = ((atomicLoad(&b_0[(v_index_39 >> 1u)]) >> (u32((v_index_39 & 1i)) * 16u)) & 65535u);
+  let v_index_40 = (v_t_15 + 2i);
+  let v_t_18 = ((atomicLoad(&b_0[(v_index_40 >> 1u)]) >> (u32((v_index_40 & 1i)) * 16u)) & 65535u);
+  let v_index_41 = (v_t_15 + 3i);
+  let v_t_19 = ((atomicLoad(&b_0[(v_index_41 >> 1u)]) >> (u32((v_index_41 & 1i)) * 16u)) & 65535u);
+  let v_t_20 = ((v_t_11 + v_t_16) & 65535u);
+  let v_t_21 = ((v_t_12 + v_t_17) & 65535u);
+  let v_t_22 = ((v_t_13 + v_t_18) & 65535u);
+  let v_t_23 = ((v_t_14 + v_t_19) & 65535u);
+  let v_t_24 = hl_div_u32(v_t_20, 3u);
+  let v_t_25 = hl_div_u32(v_t_21, 3u);
+  let v_t_26 = hl_div_u32(v_t_22, 3u);
+  let v_t_27 = hl_div_u32(v_t_23, 3u);
+  let v_t_28 = (v_t_24 & 255u);
+  let v_t_29 = (v_t_25 & 255u);
+  let v_t_30 = (v_t_26 & 255u);
+  let v_t_31 = (v_t_27 & 255u);
+  let v_t_32 = (min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
+  let v_word_42 = (v_t_32 >> 2u);
+  if (((v_t_32 & 3i) == 0i)) {
+    atomicStore(&b_1[v_word_42], (((v_t_28 | (v_t_29 << 8u)) | (v_t_30 << 16u)) | (v_t_31 << 24u)));
   } else {
-    let v_t_52 = (min((v_blur_y_s0_x_x_6 * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y_5 - kernel_1_blur_y_a.v_blur_y_min_1) * kernel_1_blur_y_a.v_blur_y_stride_1));
-    atomicAnd(&b_1[v_t_52 >> 2u], ~(255u << (u32(v_t_52 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_52 >> 2u], (u32(v_t_47) & 255u) << (u32(v_t_52 & 3i) * 8u));
-    let v_t_53 = (v_t_52 + 1i * 1i);
-    atomicAnd(&b_1[v_t_53 >> 2u], ~(255u << (u32(v_t_53 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_53 >> 2u], (u32(v_t_48) & 255u) << (u32(v_t_53 & 3i) * 8u));
-    let v_t_54 = (v_t_52 + 1i * 2i);
-    atomicAnd(&b_1[v_t_54 >> 2u], ~(255u << (u32(v_t_54 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_54 >> 2u], (u32(v_t_49) & 255u) << (u32(v_t_54 & 3i) * 8u));
-    let v_t_55 = (v_t_52 + 1i * 3i);
-    atomicAnd(&b_1[v_t_55 >> 2u], ~(255u << (u32(v_t_55 & 3i) * 8u)));
-    atomicOr(&b_1[v_t_55 >> 2u], (u32(v_t_50) & 255u) << (u32(v_t_55 & 3i) * 8u));
+    let v_word_43 = (v_t_32 >> 2u);
+    let v_bit_44 = (u32((v_t_32 & 3i)) * 8u);
+    atomicAnd(&b_1[v_word_43], (~(255u << v_bit_44)));
+    atomicOr(&b_1[v_word_43], (v_t_28 << v_bit_44));
+    let v_word_45 = ((v_t_32 + 1i) >> 2u);
+    let v_bit_46 = (u32(((v_t_32 + 1i) & 3i)) * 8u);
+    atomicAnd(&b_1[v_word_45], (~(255u << v_bit_46)));
+    atomicOr(&b_1[v_word_45], (v_t_29 << v_bit_46));
+    let v_word_47 = ((v_t_32 + 2i) >> 2u);
+    let v_bit_48 = (u32(((v_t_32 + 2i) & 3i)) * 8u);
+    atomicAnd(&b_1[v_word_47], (~(255u << v_bit_48)));
+    atomicOr(&b_1[v_word_47], (v_t_30 << v_bit_48));
+    let v_word_49 = ((v_t_32 + 3i) >> 2u);
+    let v_bit_50 = (u32(((v_t_32 + 3i) & 3i)) * 8u);
+    atomicAnd(&b_1[v_word_49], (~(255u << v_bit_50)));
+    atomicOr(&b_1[v_word_49], (v_t_31 << v_bit_50));
   }
 }

@@ -18,6 +18,16 @@ fn hl_mod_u32(a: u32, b: u32) -> u32 { return select(a % b, 0u, b == 0u); }
 fn hl_is_nan(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
 fn hl_min_f32(a: f32, b: f32) -> f32 { return select(a, b, b < a); }
 fn hl_max_f32(a: f32, b: f32) -> f32 { return select(a, b, a < b); }
+fn hl_i32_of_f32(a: f32) -> i32 {
+  if (hl_is_nan(a)) { return 0i; }
+  if (a >= 0x1p+31f) { return 2147483647i; }
+  return i32(max(a, -0x1p+31f));
+}
+fn hl_u32_of_f32(a: f32) -> u32 {
+  if (hl_is_nan(a)) { return 0u; }
+  if (a >= 0x1p+32f) { return 4294967295u; }
+  return u32(max(a, 0.0f));
+}
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
@@ -43,11 +53,11 @@ override kernel_0_brighten_wg_z: u32 = 1u;
 
 @compute @workgroup_size(kernel_0_brighten_wg_x, kernel_0_brighten_wg_y, kernel_0_brighten_wg_z)
 fn kernel_0_brighten(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
-  let v_brighten_s0_x_xo_1 = 0i + i32(wg_id.x);
-  let v_brighten_s0_y_yo_2 = 0i + i32(wg_id.y);
-  let v_brighten_s0_x_xi_3 = 0i + i32(local_id.x);
-  let v_brighten_s0_y_yi_4 = 0i + i32(local_id.y);
-  let v_brighten_s0_y_5 = ((min((v_brighten_s0_y_yo_2 * 8i), ((kernel_0_brighten_a.v_brighten_y_max - kernel_0_brighten_a.v_brighten_min_1) - 7i)) + v_brighten_s0_y_yi_4) + kernel_0_brighten_a.v_brighten_min_1);
-  let v_brighten_s0_x_6 = ((min((v_brighten_s0_x_xo_1 * 16i), ((kernel_0_brighten_a.v_brighten_x_max - kernel_0_brighten_a.v_brighten_min_0) - 15i)) + v_brighten_s0_x_xi_3) + kernel_0_brighten_a.v_brighten_min_0);
-  b_0[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (hl_min_f32(hl_max_f32((b_1[((v_brighten_s0_x_6 - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y_5 - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x0p+0f), 0x1p+0f) + f32(hl_mod_i32(v_brighten_s0_x_6, 3i)));
+  let v_brighten_s0_x_xo = 0i + i32(wg_id.x);
+  let v_brighten_s0_y_yo = 0i + i32(wg_id.y);
+  let v_brighten_s0_x_xi = 0i + i32(local_id.x);
+  let v_brighten_s0_y_yi = 0i + i32(local_id.y);
+  let v_brighten_s0_y = ((min((v_brighten_s0_y_yo * 8i), ((kernel_0_brighten_a.v_brighten_y_max - kernel_0_brighten_a.v_brighten_min_1) - 7i)) + v_brighten_s0_y_yi) + kernel_0_brighten_a.v_brighten_min_1);
+  let v_brighten_s0_x = ((min((v_brighten_s0_x_xo * 16i), ((kernel_0_brighten_a.v_brighten_x_max - kernel_0_brighten_a.v_brighten_min_0) - 15i)) + v_brighten_s0_x_xi) + kernel_0_brighten_a.v_brighten_min_0);
+  b_0[((v_brighten_s0_x - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (hl_min_f32(hl_max_f32((b_1[((v_brighten_s0_x - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x0p+0f), 0x1p+0f) + f32(hl_mod_i32(v_brighten_s0_x, 3i)));
 }

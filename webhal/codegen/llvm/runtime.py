@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from webhal import abi
 from webhal.codegen.llvm import thread_pool
 from webhal.codegen.llvm.target_machine import target_machine, triple
-from webhal.codegen.llvm.types import I8, I32, I64, PTR
-from webhal.runtime.errors import CODES
+from webhal.codegen.llvm.types import I8, I32, I64, PTR, abi_type
 
 ALIGNMENT = 128
 
@@ -44,20 +44,19 @@ def _allocation(m: ll.Module, size_t: ll.IntType) -> None:
     b.ret_void()
 
 
+# The text each error function reports (its parameters are abi.ERROR_FUNCTIONS').
 _FORMATS = {
-    "halide_error_access_out_of_bounds": (
-        [PTR, I32, I32, I32, I32, I32],
-        "%s is accessed at %d..%d, outside %d..%d in dimension %d"),
-    "halide_error_bad_type": ([PTR, I32, I32], "%s has type code %u but the buffer has %u"),
-    "halide_error_bad_dimensions": ([PTR, I32, I32], "%s has %d dimensions, the buffer %d"),
-    "halide_error_constraint_violated": ([PTR, I32, PTR, I32], "constraint %s (%d) == %s (%d)"),
-    "halide_error_buffer_argument_is_null": ([PTR], "buffer argument %s is NULL"),
-    "halide_error_host_is_null": ([PTR], "buffer %s has no host memory"),
-    "halide_error_out_of_memory": ([], "out of memory"),
-    "halide_error_explicit_bounds_too_small": (
-        [PTR, PTR, I32, I32, I32, I32],
+    "halide_error_access_out_of_bounds":
+        "%s is accessed at %d..%d, outside %d..%d in dimension %d",
+    "halide_error_bad_type": "%s has type code %u but the buffer has %u",
+    "halide_error_bad_dimensions": "%s has %d dimensions, the buffer %d",
+    "halide_error_constraint_violated": "constraint %s (%d) == %s (%d)",
+    "halide_error_buffer_argument_is_null": "buffer argument %s is NULL",
+    "halide_error_host_is_null": "buffer %s has no host memory",
+    "halide_error_out_of_memory": "out of memory",
+    "halide_error_explicit_bounds_too_small":
         "bounds given for %s in %s (from %d to %d) do not cover the required region "
-        "(from %d to %d)"),
+        "(from %d to %d)",
 }
 
 
@@ -82,7 +81,8 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
     b.call(fputs, [halide_error.args[1], b.load(stderr, typ=PTR)])
     b.call(fputs, [_string(m, ".newline", "\n"), b.load(stderr, typ=PTR)])
     b.ret_void()
-    for name, (types, fmt) in _FORMATS.items():
+    for name, fmt in _FORMATS.items():
+        types = [abi_type(kind) for _, kind in abi.ERROR_FUNCTIONS[name]]
         fn = ll.Function(m, ll.FunctionType(I32, [PTR, *types]), name=name)
         fn.linkage = "weak"
         b = ll.IRBuilder(fn.append_basic_block())
@@ -93,7 +93,7 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
         b.call(snprintf, [b.bitcast(buf, PTR), ll.Constant(size_t, 512),
                           _string(m, f".fmt.{name}", "Error: " + fmt), *args])
         b.call(halide_error, [fn.args[0], b.bitcast(buf, PTR)])
-        b.ret(ll.Constant(I32, CODES[name]))
+        b.ret(ll.Constant(I32, abi.error_code(name)))
 
 
 def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:

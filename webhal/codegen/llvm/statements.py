@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from webhal import abi
 from webhal.codegen.llvm.expressions import ExprCodegen
-from webhal.codegen.llvm.types import I32, PTR, memory_type
+from webhal.codegen.llvm.types import I32, PTR, abi_type, memory_type
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -126,7 +127,8 @@ class StmtCodegen(ExprCodegen):
         self.builder.call(free, [self.user_context, ptr])
 
     def _s_GPULaunch(self, s):
-        """Pack the kernel's scalars (4 bytes each) and call webhal_gpu_run."""
+        """Pack the kernel's scalars as abi.py says (one 32-bit slot each, a value's bits
+        zero-extended) and call webhal_gpu_run."""
         b = self.builder
         n = max(1, len(s.args))
         with b.goto_block(self.entry_block):
@@ -135,16 +137,21 @@ class StmtCodegen(ExprCodegen):
         for i, a in enumerate(s.args):
             v = self.expr(a)
             if a.type.is_float():
-                v = b.bitcast(v, I32)
-            elif a.type.bits < 32:
+                v = b.bitcast(v, ll.IntType(a.type.bits))
+            if a.type.bits < 32:
                 v = b.zext(v, I32)
             b.store(v, b.gep(packed, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
-        run = self.declare("webhal_gpu_run", I32, [PTR, I32, I32, I32, I32, PTR, I32])
+        run = self.declare_gpu_call("webhal_gpu_run")
         grid = [self.expr(g) for g in s.grid]
+        nbytes = abi.GPU_SCALAR_BYTES * len(s.args)
         code = b.call(run, [self.user_context, ll.Constant(I32, s.kernel_id), *grid,
-                            opaque(b, packed), ll.Constant(I32, 4 * len(s.args))])
+                            opaque(b, packed), ll.Constant(I32, nbytes)])
         with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
             b.ret(code)
+
+    def declare_gpu_call(self, name: str) -> ll.Function:
+        params = [abi_type(kind) for _, kind in abi.GPU_CALLS[name].params]
+        return self.declare(name, I32, [PTR, *params])
 
     def _s_For(self, s):
         if s.for_type is ForType.Parallel:

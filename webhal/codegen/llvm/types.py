@@ -1,24 +1,33 @@
-"""webhal types as LLVM types, and the halide_buffer_t layout (Halide's public runtime ABI)."""
+"""webhal types as LLVM types, and the halide_buffer_t layout of webhal/abi.py as LLVM structs."""
 
 from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from webhal import abi
 from webhal.ir.types import Type
 
 I1, I8, I16, I32, I64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 PTR = ll.PointerType()  # opaque pointer
 
-# struct halide_dimension_t { int32_t min, extent, stride; uint32_t flags; }
-DIMENSION_T = ll.LiteralStructType([I32, I32, I32, I32])
+# Each ABI kind as LLVM stores it (a halide_type_t field is one i32).
+_KINDS = {"uint8": I8, "uint16": I16, "int32": I32, "uint32": I32, "uint64": I64,
+          "pointer": PTR, "string": PTR}
 
-# struct halide_buffer_t {
-#   uint64_t device; const halide_device_interface_t *device_interface; uint8_t *host;
-#   uint64_t flags; halide_type_t type (uint8 code, uint8 bits, uint16 lanes);
-#   int32_t dimensions; halide_dimension_t *dim; void *padding; }
-BUFFER_T = ll.LiteralStructType([I64, PTR, PTR, I64, I32, I32, PTR, PTR])
-BUFFER_HOST, BUFFER_FLAGS, BUFFER_TYPE, BUFFER_DIMENSIONS, BUFFER_DIM = 2, 3, 4, 5, 6
-HOST_DIRTY = 1  # halide_buffer_flag_host_dirty
+
+def abi_type(kind: str) -> ll.Type:
+    return _KINDS[kind]
+
+
+def _struct(s: abi.Struct) -> ll.LiteralStructType:
+    return ll.LiteralStructType([_KINDS[f.kind] for f in s.fields])
+
+
+DIMENSION_T = _struct(abi.HALIDE_DIMENSION_T)
+BUFFER_T = _struct(abi.HALIDE_BUFFER_T)
+BUFFER_HOST, BUFFER_FLAGS, BUFFER_TYPE, BUFFER_DIMENSIONS, BUFFER_DIM = (
+    abi.HALIDE_BUFFER_T.index(f) for f in ("host", "flags", "type", "dimensions", "dim"))
+HOST_DIRTY = abi.BUFFER_FLAGS["host_dirty"]
 
 
 def scalar(t: Type) -> ll.Type:

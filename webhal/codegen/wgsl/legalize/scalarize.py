@@ -1,0 +1,135 @@
+"""Vectors to scalars, for a language without vector types (or, as WGSL here, without vectors
+as wide as the ones vectorized loops make): every vector statement becomes one statement per
+lane.
+
+A vector LetStmt becomes one LetStmt per lane; a vector Store becomes one Store per lane, all
+of whose values are computed before the first is stored (a lane may read the element that
+another lane's store replaces). Each intermediate lane value is bound once (to a LetStmt) and
+shared by the lanes and operations that use it. Lane i of Ramp(base, stride) is
+`base + stride * i`, in the ramp's own type (so narrow types wrap as they would in a vector)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from webhal.codegen.wgsl.legalize.names import Bindings, Names
+from webhal.codegen.wgsl.legalize.rewriter import Rewriter
+from webhal.errors import CompileError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.printer import to_string
+from webhal.ir.visitor import children, rebuild, walk
+
+# What a name stands for while rewriting: its lanes (a vector) or its new scalar value.
+Env = dict[str, "list[ir.Expr] | ir.Expr"]
+
+
+def scalarize(body: st.Stmt, names: Names | None = None) -> st.Stmt:
+    """body with no vector-typed expression left."""
+    return _Scalarize(names or Names(body)).stmt(body)
+
+
+def _has_vector(e: ir.Expr) -> bool:
+    return any(isinstance(n, ir.Expr) and n.type.lanes > 1 for n in walk(e))
+
+
+class _Scalarize(Rewriter):
+    def __init__(self, names: Names):
+        super().__init__(names)
+        self.env: Env = {}  # vector LetStmts in scope
+
+    def stmt(self, s: st.Stmt) -> st.Stmt:
+        if isinstance(s, st.LetStmt | st.For) and s.name in self.env:
+            saved, self.env = self.env, {k: v for k, v in self.env.items() if k != s.name}
+            try:
+                return self.stmt(s)
+            finally:
+                self.env = saved
+        if isinstance(s, st.LetStmt) and s.value.type.lanes > 1:
+            b = Bindings(self.names)
+            lanes = [b.bind(v, s.name) for v in self.lanes(s.value, self.env, b)]
+            saved, self.env = self.env, {**self.env, s.name: lanes}
+            try:
+                return b.around(self.stmt(s.body))
+            finally:
+                self.env = saved
+        return super().stmt(s)
+
+    def store(self, s: st.Store, b: Bindings) -> st.Stmt:
+        if s.value.type.lanes == 1:
+            return super().store(s, b)
+        if s.predicate is not None:
+            raise CompileError("GPU code generation has no predicated stores")
+        values = [b.bind(v) for v in self.lanes(s.value, self.env, b)]
+        indices = self.lanes(s.index, self.env, b)
+        return st.Block(tuple(st.Store(s.name, v, i) for v, i in zip(values, indices)))
+
+    def expr(self, e: ir.Expr, b: Bindings) -> ir.Expr:
+        if e.type.lanes > 1:
+            raise CompileError(f"a vector value where a scalar is needed: {to_string(e)}")
+        # A scalar statement's expression refers to no vector LetStmt; only a vector inside
+        # it (under a Let) needs taking apart.
+        return self.scalar(e, {}, b) if _has_vector(e) else e
+
+    # -- expressions ---------------------------------------------------------------------------
+
+    def scalar(self, e: ir.Expr, env: Env, b: Bindings) -> ir.Expr:
+        """Scalar e with the names in env replaced (and any vector inside it taken apart)."""
+        match e:
+            case ir.Variable() if e.name in env:
+                return env[e.name]
+            case ir.Let() if e.value.type.lanes > 1:
+                return self.scalar(e.body, self.bind_let(e, env, b), b)
+            case ir.Let():
+                inner = {k: v for k, v in env.items() if k != e.name}
+                return ir.Let(e.name, self.scalar(e.value, env, b), self.scalar(e.body, inner, b))
+        return rebuild(e, lambda c: self.scalar(c, env, b))
+
+    def bind_let(self, e: ir.Let, env: Env, b: Bindings) -> Env:
+        """env with e's name standing for e's value, computed once."""
+        if e.value.type.lanes > 1:
+            value = [b.bind(v, e.name) for v in self.lanes(e.value, env, b)]
+        else:
+            value = b.bind(self.scalar(e.value, env, b), e.name)
+        return {**env, e.name: value}
+
+    def lanes(self, e: ir.Expr, env: Env, b: Bindings) -> list[ir.Expr]:
+        """One scalar expression per lane of vector e."""
+        n = e.type.lanes
+        match e:
+            case ir.Broadcast():
+                return [b.bind(self.scalar(e.value, env, b))] * n
+            case ir.Ramp():
+                base = b.bind(self.scalar(e.base, env, b))
+                stride = b.bind(self.scalar(e.stride, env, b))
+                t = base.type
+                return [base] + [ops.add(base, ops.mul(stride, ops.const(i, t)))
+                                 for i in range(1, n)]
+            case ir.Variable():
+                if not isinstance(env.get(e.name), list):
+                    raise CompileError(f"vector {e.name} is not available in the kernel")
+                return env[e.name]
+            case ir.Let():
+                return self.lanes(e.body, self.bind_let(e, env, b), b)
+            case ir.Load():
+                if e.predicate is not None:
+                    raise CompileError("GPU code generation has no predicated loads")
+                return [ir.Load(e.type.element_of(), e.name, i)
+                        for i in self.lanes(e.index, env, b)]
+        # Any other node: its children's lanes once each, then the node per lane over them.
+        per_child = [[b.bind(v) for v in self.lanes(c, env, b)] if c.type.lanes > 1
+                     else [b.bind(self.scalar(c, env, b))] * n for c in children(e)]
+        if not per_child:
+            raise CompileError(f"GPU code generation cannot take apart {to_string(e)}")
+        return [_lane(e, row) for row in zip(*per_child)]
+
+
+def _lane(e: ir.Expr, kids: tuple[ir.Expr, ...]) -> ir.Expr:
+    """e rebuilt over scalar children `kids` (in the order `children` gives), its own type
+    field (if any) made scalar."""
+    it = iter(kids)
+    e = rebuild(e, lambda _: next(it))
+    if any(f.name == "type" for f in dataclasses.fields(e)) and e.type.lanes > 1:
+        return dataclasses.replace(e, type=e.type.element_of())
+    return e
