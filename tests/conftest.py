@@ -3,6 +3,16 @@
 A test that needs a runtime asks for it by fixture (webhal/testing/plugin.py). Locally a missing
 runtime skips the test with a message saying what to install; under WEBHAL_EXPECT_ALL=1 (set by
 .ci/run) or `--expect-all` it fails instead, so CI never skips silently.
+
+Every WGSL module a test produces is also created on dawn.node (Tint), beside the wgpu-py (naga)
+runs, so that code only one implementation accepts is caught.
 """
 
+import pytest
+
 pytest_plugins = ["webhal.testing.plugin"]
+
+
+@pytest.fixture(autouse=True)
+def _every_wgsl_module_on_dawn(wgsl_checked_on_dawn):
+    pass

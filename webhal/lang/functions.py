@@ -88,12 +88,13 @@ def max(a, b, *rest) -> Expr:  # noqa: A001
 
 
 def clamp(a, lo, hi) -> Expr:
-    """min(max(a, lo), hi) with lo and hi converted to a's type (a Python float is a float32
-    first, as everywhere in Halide's bindings)."""
+    """max(min(a, hi), lo), as Halide defines it (so lo wins when lo > hi), with lo and hi
+    converted to a's type (a Python float is a float32 first, as everywhere in Halide's
+    bindings)."""
     an = to_node(a)
     lo_n = cast_node(an.type, to_node(lo, like=None if isinstance(lo, float) else an.type))
     hi_n = cast_node(an.type, to_node(hi, like=None if isinstance(hi, float) else an.type))
-    return Expr(ir.Min(ir.Max(an, lo_n), hi_n))
+    return Expr(ir.Max(ir.Min(an, hi_n), lo_n))
 
 
 def abs(a) -> Expr:  # noqa: A001

@@ -10,6 +10,7 @@ runtime is missing the test is skipped with an install hint, or fails under WEBH
 from __future__ import annotations
 
 import os
+import warnings
 from contextlib import ExitStack
 
 import pytest
@@ -132,3 +133,63 @@ def wgpu_device(wgpu_adapter):
 def wasmtime_engine():
     """A wasmtime.Engine with SIMD and threads enabled."""
     return runtimes.wasmtime_engine()
+
+
+def shared_dawn_shader_checker():
+    """The session's webhal.runners.dawn_shaders.DawnShaderChecker (WGSL through Dawn's
+    compiler, Tint), started on first use; a missing dawn.node skips, or fails in CI."""
+    global _dawn_checker
+    if _dawn_checker is None:
+        from webhal.runners.dawn_shaders import DawnShaderChecker
+
+        runtimes.dawn_node()
+        _dawn_checker = require("dawn.node", DawnShaderChecker)
+    return _dawn_checker
+
+
+@pytest.fixture
+def dawn_shader_checker(dawn_node):
+    """The session's DawnShaderChecker (see shared_dawn_shader_checker)."""
+    return shared_dawn_shader_checker()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _dawn_checker is not None:
+        _dawn_checker.close()
+
+
+@pytest.fixture
+def wgsl_checked_on_dawn(monkeypatch):
+    """Every WGSL module the test compiles is also created on dawn.node (shader module and
+    compute pipelines), since code that naga (wgpu-py) accepts can be rejected by Tint (Dawn,
+    Chromium). The test errors at teardown, with Dawn's messages, if any module is rejected.
+    Use it as an autouse fixture in a conftest.py to cover a whole suite."""
+    import webhal.codegen
+
+    produced: list[tuple[str, dict]] = []
+    build = webhal.codegen.build_wgsl
+
+    def recording(*args, **kwargs):
+        source, manifest = build(*args, **kwargs)
+        produced.append((source, manifest))
+        return source, manifest
+
+    monkeypatch.setattr(webhal.codegen, "build_wgsl", recording)
+    yield
+    for source, manifest in produced:
+        if source in _accepted_wgsl:
+            continue
+        verdict = shared_dawn_shader_checker().check(source, manifest)
+        if verdict.errors:
+            numbered = "\n".join(f"{i:4} {line}" for i, line in
+                                 enumerate(source.splitlines(), 1))
+            pytest.fail("Dawn (Tint) rejects WGSL that this test produced:\n  "
+                        + "\n  ".join(verdict.errors) + f"\n{numbered}", pytrace=False)
+        if verdict.unsupported:
+            warnings.warn("dawn.node's adapter cannot run all of this test's WGSL: "
+                          + "; ".join(verdict.unsupported), stacklevel=1)
+        _accepted_wgsl.add(source)
+
+
+_dawn_checker = None
+_accepted_wgsl: set[str] = set()  # modules Dawn accepted in this session (each checked once)

@@ -28,10 +28,11 @@ fn hl_u32_of_f32(a: f32) -> u32 {
   if (a >= 0x1p+32f) { return 4294967295u; }
   return u32(max(a, 0.0f));
 }
+fn hl_bits(bits: u32) -> u32 { return bits; }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
-  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  if (y != trunc(y)) { return bitcast<f32>(hl_bits(0x7fc00000u)); }
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }
@@ -65,7 +66,7 @@ fn kernel_0_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_blur_x_y_max = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_0_blur_y_a.v_blur_y_y_max - kernel_0_blur_y_a.v_blur_y_min_1) - 7i)) + kernel_0_blur_y_a.v_blur_y_min_1) + 8i);
   let v_blur_x_s0_x = v_blur_x_x_min + i32(local_id.x);
   let v_blur_x_s0_y = v_blur_x_y_min + i32(local_id.y);
-  kernel_0_blur_y_shared_0[((v_blur_x_s0_x - v_blur_x_min_0) + ((v_blur_x_s0_y - v_blur_x_min_1) * 16i))] = (((b_1[((min(max((v_blur_x_s0_x - 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))] + b_1[((min(max(v_blur_x_s0_x, kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) + b_1[((min(max((v_blur_x_s0_x + 1i), kernel_0_blur_y_a.v_input_min_0), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)) - kernel_0_blur_y_a.v_input_min_0) + ((min(max(v_blur_x_s0_y, kernel_0_blur_y_a.v_input_min_1), ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) / 0x1.8p+1f);
+  kernel_0_blur_y_shared_0[((v_blur_x_s0_x - v_blur_x_min_0) + ((v_blur_x_s0_y - v_blur_x_min_1) * 16i))] = (((b_1[((max(min((v_blur_x_s0_x - 1i), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)), kernel_0_blur_y_a.v_input_min_0) - kernel_0_blur_y_a.v_input_min_0) + ((max(min(v_blur_x_s0_y, ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)), kernel_0_blur_y_a.v_input_min_1) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))] + b_1[((max(min(v_blur_x_s0_x, ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)), kernel_0_blur_y_a.v_input_min_0) - kernel_0_blur_y_a.v_input_min_0) + ((max(min(v_blur_x_s0_y, ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)), kernel_0_blur_y_a.v_input_min_1) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) + b_1[((max(min((v_blur_x_s0_x + 1i), ((kernel_0_blur_y_a.v_input_min_0 + kernel_0_blur_y_a.v_input_extent_0) - 1i)), kernel_0_blur_y_a.v_input_min_0) - kernel_0_blur_y_a.v_input_min_0) + ((max(min(v_blur_x_s0_y, ((kernel_0_blur_y_a.v_input_min_1 + kernel_0_blur_y_a.v_input_extent_1) - 1i)), kernel_0_blur_y_a.v_input_min_1) - kernel_0_blur_y_a.v_input_min_1) * kernel_0_blur_y_a.v_input_stride_1))]) / 0x1.8p+1f);
   workgroupBarrier();
   let v_blur_y_s0_x_xi = 0i + i32(local_id.x);
   let v_blur_y_s0_y_yi = 0i + i32(local_id.y);

@@ -578,8 +578,16 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.add 
 	local.tee	19
-	i32.const	20
+	i32.const	10
 	i32.mul 
+	local.tee	2
+	i32.const	1
+	local.get	2
+	i32.const	1
+	i32.gt_s
+	i32.select
+	i32.const	1
+	i32.shl 
 	call	halide_malloc
 	local.tee	20
 	br_if   	0

@@ -28,10 +28,11 @@ fn hl_u32_of_f32(a: f32) -> u32 {
   if (a >= 0x1p+32f) { return 4294967295u; }
   return u32(max(a, 0.0f));
 }
+fn hl_bits(bits: u32) -> u32 { return bits; }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
-  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  if (y != trunc(y)) { return bitcast<f32>(hl_bits(0x7fc00000u)); }
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }

@@ -28,10 +28,11 @@ fn hl_u32_of_f32(a: f32) -> u32 {
   if (a >= 0x1p+32f) { return 4294967295u; }
   return u32(max(a, 0.0f));
 }
+fn hl_bits(bits: u32) -> u32 { return bits; }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
-  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  if (y != trunc(y)) { return bitcast<f32>(hl_bits(0x7fc00000u)); }
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }
@@ -59,5 +60,5 @@ fn kernel_0_brighten(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_inv
   let v_brighten_s0_y_yi = 0i + i32(local_id.y);
   let v_brighten_s0_y = ((min((v_brighten_s0_y_yo * 8i), ((kernel_0_brighten_a.v_brighten_y_max - kernel_0_brighten_a.v_brighten_min_1) - 7i)) + v_brighten_s0_y_yi) + kernel_0_brighten_a.v_brighten_min_1);
   let v_brighten_s0_x = ((min((v_brighten_s0_x_xo * 16i), ((kernel_0_brighten_a.v_brighten_x_max - kernel_0_brighten_a.v_brighten_min_0) - 15i)) + v_brighten_s0_x_xi) + kernel_0_brighten_a.v_brighten_min_0);
-  b_0[((v_brighten_s0_x - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (hl_min_f32(hl_max_f32((b_1[((v_brighten_s0_x - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x0p+0f), 0x1p+0f) + f32(hl_mod_i32(v_brighten_s0_x, 3i)));
+  b_0[((v_brighten_s0_x - kernel_0_brighten_a.v_brighten_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_brighten_min_1) * kernel_0_brighten_a.v_brighten_stride_1))] = (hl_max_f32(hl_min_f32((b_1[((v_brighten_s0_x - kernel_0_brighten_a.v_input_min_0) + ((v_brighten_s0_y - kernel_0_brighten_a.v_input_min_1) * kernel_0_brighten_a.v_input_stride_1))] * kernel_0_brighten_a.v_gain), 0x1p+0f), 0x0p+0f) + f32(hl_mod_i32(v_brighten_s0_x, 3i)));
 }

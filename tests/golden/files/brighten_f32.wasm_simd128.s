@@ -426,13 +426,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.pmin
 	local.tee	22
 	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	0
 	i32.const	4
@@ -549,13 +549,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.pmin
 	local.tee	22
 	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	27
 	local.set	0
@@ -586,15 +586,15 @@ brighten_f32:
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.tee	22
-	local.get	22
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	30
-	f32x4.lt
-	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	local.tee	22
 	f32x4.pmin
+	local.tee	30
+	local.get	30
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	31
+	f32x4.lt
+	v128.andnot
 	v128.store	0:p2align=2
 	local.get	6
 	i32.const	16
@@ -605,13 +605,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.tee	31
-	local.get	31
-	local.get	30
-	f32x4.lt
-	v128.andnot
 	local.get	22
 	f32x4.pmin
+	local.tee	22
+	local.get	22
+	local.get	31
+	f32x4.lt
+	v128.andnot
 	v128.store	0:p2align=2
 	local.get	0
 	i32.const	32
@@ -652,13 +652,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.pmin
 	local.tee	22
 	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	0
 	i32.const	4
@@ -781,13 +781,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
+	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	f32x4.pmin
 	local.tee	22
 	local.get	22
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
 	v128.store	0:p2align=2
 	local.get	24
 	local.set	0
@@ -818,15 +818,15 @@ brighten_f32:
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.tee	22
-	local.get	22
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	30
-	f32x4.lt
-	v128.andnot
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	local.tee	22
 	f32x4.pmin
+	local.tee	30
+	local.get	30
+	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	31
+	f32x4.lt
+	v128.andnot
 	v128.store	0:p2align=2
 	local.get	3
 	i32.const	16
@@ -837,13 +837,13 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.tee	31
-	local.get	31
-	local.get	30
-	f32x4.lt
-	v128.andnot
 	local.get	22
 	f32x4.pmin
+	local.tee	22
+	local.get	22
+	local.get	31
+	f32x4.lt
+	v128.andnot
 	v128.store	0:p2align=2
 	local.get	0
 	i32.const	32

@@ -43,6 +43,11 @@ def mangle(t: ll.Type) -> str:
     return {ll.HalfType: "f16", ll.FloatType: "f32", ll.DoubleType: "f64"}[type(t)]
 
 
+def _uniform(e: ir.Expr) -> bool:
+    """Whether every lane of e has one value (a scalar, a constant or a broadcast)."""
+    return e.type.lanes == 1 or isinstance(e, ir.Broadcast) or ops.as_const(e) is not None
+
+
 class ExprCodegen:
     """Expression half of the code generator; StmtCodegen adds statements."""
 
@@ -407,23 +412,37 @@ class ExprCodegen:
         raise CompileError(f"LLVM codegen has no rule for intrinsic {e.name}")
 
     def shift(self, e, args) -> ll.Value:
-        b, t = self.builder, e.type
+        t, by = e.type, e.args[1].type
         a, amount = args
-        left = e.name == "shift_left"
+        k = ops.as_const(e.args[1])
+        if self.wasm_simd128 and t.lanes > 1 and t.bits < 32 and not _uniform(e.args[1]):
+            # wasm shifts every lane by one amount, so LLVM 22 splits lane-wise shifts into
+            # i32 shifts per lane, extending 8/16-bit lanes the wrong way (a logical shift of
+            # uint16 65534 gives 65535). Shifting 32-bit lanes of our own extension is right.
+            wide, wide_by = t.with_bits(32), by.with_bits(32)
+            shifted = self._shift(e.name, wide, wide_by, self.convert(a, t, wide),
+                                  self.convert(amount, by, wide_by), k)
+            return self.builder.trunc(shifted, llvm_type(t))
+        return self._shift(e.name, t, by, a, amount, k)
+
+    def _shift(self, name: str, t: Type, by: Type, a: ll.Value, amount: ll.Value,
+               k: int | None) -> ll.Value:
+        """a (of type t) shifted by `amount` (of type `by`, the constant k if known)."""
+        b = self.builder
+        left = name == "shift_left"
 
         def do(left_: bool, x, n):
             if left_:
                 return b.shl(x, n)
             return b.ashr(x, n) if t.is_int() else b.lshr(x, n)
-        if e.args[1].type.is_int() and ops.as_const(e.args[1]) is None:
+        if by.is_int() and k is None:
             # A negative amount shifts the other way.
-            zero = self.const(e.args[1].type, 0)
+            zero = self.const(by, 0)
             negative = b.icmp_signed("<", amount, zero)
             magnitude = b.select(negative, b.sub(zero, amount), amount)
             return b.select(negative, do(not left, a, magnitude), do(left, a, magnitude))
-        k = ops.as_const(e.args[1])
         if k is not None and k < 0:
-            return do(not left, a, self.const(e.args[1].type, -k))
+            return do(not left, a, self.const(by, -k))
         return do(left, a, amount)
 
     def call_math(self, e) -> ll.Value:

@@ -37,8 +37,15 @@ def emit(cg, e, args: list[ll.Value]) -> ll.Value:
             return b.trunc(b.ashr(s, one) if t.is_int() else b.lshr(s, one), lt)
         case "saturating_narrow":
             src = e.args[0].type
-            if simd and src.is_int() and src.bits in (16, 32) and t.bits in (8, 16):
-                return _wasm_narrow(cg, args[0], src, t)
+            if simd and src.is_int_or_uint() and src.bits in (16, 32) and t.bits in (8, 16):
+                v = args[0]
+                if src.is_uint():
+                    # narrow_* reads its lanes as signed, so unsigned ones are clamped first.
+                    # (LLVM 22 selects narrow for trunc(umin(x, 255)) without the clamp, which
+                    # gives 0 for lanes >= 2**15: that pattern must not reach it.)
+                    v = b.call(cg.intrinsic("llvm.umin", v.type, [v.type, v.type]),
+                               [v, cg.const(src, t.max())])
+                return _wasm_narrow(cg, v, src, t)
             return _clamp_and_truncate(cg, args[0], src, t)
         case "q15mulr":
             if simd:

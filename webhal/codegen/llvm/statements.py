@@ -113,8 +113,12 @@ class StmtCodegen(ExprCodegen):
                 ptr = opaque(b, b.alloca(ll.ArrayType(elem, max(size, 1)), name=s.name))
             self.bind(s.name, ptr, lambda: self.stmt(s.body))
             return
-        count = b.zext(self.expr(s.size), self.size_t) if self.size_t.width > 32 else \
-            self.expr(s.size)
+        # An empty region (size <= 0: a producer inside the tail of a guarded split) still
+        # gets one element, as on the stack, rather than a negative size that malloc refuses.
+        count = b.call(self.intrinsic("llvm.smax", I32, [I32, I32]),
+                       [self.expr(s.size), ll.Constant(I32, 1)])
+        if self.size_t.width > 32:
+            count = b.zext(count, self.size_t)
         nbytes = b.mul(count, ll.Constant(self.size_t, s.type.bytes))
         malloc = self.declare("halide_malloc", PTR, [PTR, self.size_t])
         free = self.declare("halide_free", ll.VoidType(), [PTR, PTR])

@@ -4,7 +4,8 @@ expressions, integers of 32 bits, narrow buffers as words, shifts by unsigned am
 The printer maps each IR operation to WGSL with Halide's semantics where WGSL differs, through
 the helper functions in HELPERS: Euclidean integer division and modulo (zero for a zero
 divisor), the CPU targets' NaN rule for float min and max, saturating float-to-int conversion,
-C's pow; float constants are bit-exact (hex floats)."""
+C's pow; float constants are bit-exact (hex floats), and infinities and NaN come from their bits
+at run time, as no implementation agrees on them as constant expressions."""
 
 from __future__ import annotations
 
@@ -63,10 +64,11 @@ fn hl_u32_of_f32(a: f32) -> u32 {
   if (a >= 0x1p+32f) { return 4294967295u; }
   return u32(max(a, 0.0f));
 }
+fn hl_bits(bits: u32) -> u32 { return bits; }
 fn hl_pow_f32(x: f32, y: f32) -> f32 {
   if (y == 0.0f || x == 1.0f) { return 1.0f; }
   if (!(x < 0.0f)) { return pow(x, y); }
-  if (y != trunc(y)) { return bitcast<f32>(0x7fc00000u); }
+  if (y != trunc(y)) { return bitcast<f32>(hl_bits(0x7fc00000u)); }
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }
@@ -100,8 +102,14 @@ def constant(e: ir.IntImm | ir.UIntImm | ir.FloatImm) -> str:
     if t.is_float():
         v = float(e.value)
         if not math.isfinite(v):
-            bits = {math.inf: 0x7F800000, -math.inf: 0xFF800000}.get(v, 0x7FC00000)
-            return f"bitcast<f32>({bits}u)" if t.bits == 32 else f"f16(bitcast<f32>({bits}u))"
+            # WGSL has no literal for these, and a constant expression that evaluates to one
+            # is an error in Tint (Dawn, Chromium), though not in naga: the bits go through a
+            # function, whose result is not a constant expression.
+            if t.bits == 32:
+                bits = {math.inf: 0x7F800000, -math.inf: 0xFF800000}.get(v, 0x7FC00000)
+                return f"bitcast<f32>(hl_bits({bits:#x}u))"
+            bits = {math.inf: 0x7C00, -math.inf: 0xFC00}.get(v, 0x7E00)
+            return f"bitcast<vec2<f16>>(hl_bits({bits:#x}u)).x"
         mantissa, exponent = v.hex().split("p")
         text = mantissa.rstrip("0").rstrip(".") + "p" + exponent  # shortest exact hex float
         # f16 values go through an f32 literal (exact: they are f16 already); naga does not
