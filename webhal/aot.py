@@ -88,15 +88,21 @@ def compile_to_static_library(pipeline, filename_prefix, arguments, fn_name=None
     t = _target(target)
     fn_name = fn_name or os.path.basename(filename_prefix)
     module = lower_for_aot(pipeline, arguments, fn_name, t)
-    compiled = codegen.compile(module, "library")
+    write_static_library(codegen.compile(module, "library"), filename_prefix)
+
+
+def write_static_library(compiled: codegen.Compiled, filename_prefix: str) -> None:
+    """<prefix>.a, <prefix>.h and, with WebGPU kernels, <prefix>.wgsl and <prefix>.wgsl.json
+    of a pipeline compiled for the "library" purpose."""
+    module = compiled.module
     with open(filename_prefix + ".h", "w") as f:
         f.write(pipeline_header(module.name, compiled.arguments))
     _write_device_code(compiled, filename_prefix)
     with tempfile.TemporaryDirectory(prefix="webhal-aot-") as tmp:
-        obj = os.path.join(tmp, f"{fn_name}.o")
+        obj = os.path.join(tmp, f"{module.name}.o")
         with open(obj, "wb") as f:
-            f.write(emit_object(compiled.object, t))
-        _archive([obj], os.path.abspath(filename_prefix + ".a"), t)
+            f.write(emit_object(compiled.object, module.target))
+        _archive([obj], os.path.abspath(filename_prefix + ".a"), module.target)
 
 
 def compile_to_assembly(pipeline, filename, arguments, fn_name, target=None) -> None:

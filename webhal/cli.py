@@ -1,4 +1,4 @@
-"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`."""
+"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`, `webhal build`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ def _demo(args: argparse.Namespace) -> int:
     return demo.run(args)
 
 
+def _build(args: argparse.Namespace) -> int:
+    from webhal import build
+
+    return build.main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="webhal", description="Halide-style pipelines compiled to WebAssembly and WebGPU.")
@@ -32,12 +38,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="show what this machine can build and run")
     demo.set_defaults(handler=_demo)
+
+    build = commands.add_parser(
+        "build", help="compile a generator into an npm package (one variant per target)")
+    build.add_argument("file", help="the Python file defining the generator")
+    build.add_argument("-g", "--generator", required=True, help="the generator's name")
+    build.add_argument("-o", "--output", required=True, help="the package's folder")
+    build.add_argument("--target", default="wasm-32-wasmrt-wasm_simd128,wasm-32-wasmrt",
+                       help="comma-separated Halide target strings, one variant each "
+                            "(default: %(default)s)")
+    build.add_argument("--name", help="the npm package name (default: the generator's)")
+    build.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    build.add_argument("params", nargs="*", metavar="name=value",
+                       help="GeneratorParams, as Halide's generator command line takes them")
+    build.set_defaults(handler=_build)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `webhal` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    # GeneratorParams (name=value) may follow the options, which argparse cannot take as the
+    # positional list it has already closed.
+    if args.command == "build" and all("=" in e and not e.startswith("-") for e in extra):
+        args.params = [*args.params, *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args.handler(args)
 
 

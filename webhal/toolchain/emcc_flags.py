@@ -33,13 +33,14 @@ class JsModule:
     export_name: str
     functions: tuple[str, ...] = ()
     runtime_methods: tuple[str, ...] = ()
+    es6: bool = False  # an ES module whose default export is the factory (-sEXPORT_ES6)
 
 
 def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = None, *,
                optimize: int | str = 3, environment: Sequence[str] = (),
                module: JsModule | None = None, initial_memory: int | None = None,
                thread_pool_size: int | None = None, suspend: str = "asyncify",
-               allow_network: bool = False) -> list[str]:
+               allow_network: bool = False, gpu_bindings: bool = True) -> list[str]:
     """emcc's flags for linking code compiled for the wasm `target`.
 
     capabilities: of the Emscripten to link with; by default the one find_emscripten() finds.
@@ -50,6 +51,9 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
     before the program runs, for wasm_threads (default: this machine's cores).
     suspend: how WebGPU's asynchronous calls wait, "asyncify" or "jspi" (where the version has
     it). allow_network: accept WebGPU bindings that emcc downloads while linking.
+    gpu_bindings: for webgpu targets, link Emscripten's webgpu.h bindings and a way to wait
+    (`suspend`); without them webhal's JavaScript runtime answers the GPU calls and reads
+    results back after the entry returns.
 
     ToolchainError when the target is not wasm, or the Emscripten version cannot link it.
     """
@@ -67,6 +71,8 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
         flags.append(f"-sENVIRONMENT={','.join(places)}")
     if module is not None:
         flags += ["-sMODULARIZE=1", f"-sEXPORT_NAME={module.export_name}"]
+        if module.es6:
+            flags.append("-sEXPORT_ES6=1")
         if module.functions:
             flags.append("-sEXPORTED_FUNCTIONS=" + ",".join("_" + f for f in module.functions))
         if module.runtime_methods:
@@ -85,7 +91,8 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
     if initial_memory is not None:
         flags.append(f"-sINITIAL_MEMORY={initial_memory}")
     if target.has_feature("webgpu"):
-        flags += _webgpu_flags(capabilities, target, suspend, allow_network)
+        if gpu_bindings:
+            flags += _webgpu_flags(capabilities, target, suspend, allow_network)
     elif target.has_gpu_feature():
         others = ", ".join(sorted(f for f in GPU_FEATURES if target.has_feature(f)))
         raise ToolchainError(f"target {target}: emcc builds reach a GPU through WebGPU only, "

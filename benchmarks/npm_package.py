@@ -1,0 +1,136 @@
+"""The demo blur as an npm package (`webhal build demos/blur/blur.py -g blur`): its size, the
+time `create()` takes in Node, and each variant's run time at 1536x1024 through the package's
+JavaScript API (buffers copied in and out on every call, as a user's code pays).
+
+    .venv/bin/python -m benchmarks.npm_package [--rounds 3] [--runs 25]
+
+Sizes are gzip -9 of the files a variant loads (its .mjs and .wasm, plus index.js and
+runtime/, and the WGSL of the webgpu variant); times are the median over `runs` calls in each
+round, with min/median/max over rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import pathlib
+import statistics
+import tempfile
+import time
+
+from webhal import build
+from webhal.runners.node import run_node_source
+from webhal.toolchain import private_runtime_dir
+from webhal.toolchain.webgpu import find_swiftshader_icd
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BLUR = ROOT / "demos" / "blur" / "blur.py"
+TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128",
+           "wasm-32-wasmrt"]
+
+_TIMING = """
+import { createRequire } from 'node:module';
+import { create } from %(index)s;
+const [variant, width, height, runs] = [process.argv[2], ...process.argv.slice(3).map(Number)];
+const gpu = variant === 'webgpu'
+  ? createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]) : undefined;
+const t0 = performance.now();
+const p = await create({ variant, gpu });
+const createMs = performance.now() - t0;
+const data = new Uint8Array(width * height).map((_, i) => (i * 7919) %% 251);
+const inputs = { input: { data, shape: [width, height] } };
+const outputs = { shape: [width - 2, height - 2] };
+await p.run(inputs, outputs);  // warm up
+const times = [];
+for (let i = 0; i < runs; i++) {
+  const s = performance.now();
+  await p.run(inputs, outputs);
+  times.push(performance.now() - s);
+}
+console.log(JSON.stringify({ createMs, times, target: p.target }));
+process.exit(0);
+"""
+
+
+def _python_tiny_run_ms(runs: int) -> list[float]:
+    """The GPU blur at 64x8 (two kernels of one workgroup each) realized from Python through
+    wgpu-py: the Python runtime's cost per call, beside the JavaScript one (both on
+    SwiftShader)."""
+    import numpy as np
+
+    import webhal as hl
+    os.environ["VK_ICD_FILENAMES"] = os.environ["VK_DRIVER_FILES"] = \
+        find_swiftshader_icd().path
+    os.environ.setdefault("XDG_RUNTIME_DIR", private_runtime_dir())  # quiets wgpu-native
+    cls = build.load_generators(str(BLUR))["blur"]
+    target = hl.Target("host-webgpu")
+    with hl.GeneratorContext(target):
+        g = cls()
+        pipeline = g.build_pipeline()
+    g.inputs()[0].set(hl.Buffer(np.zeros((10, 66), np.uint8)))
+    out = hl.Buffer(hl.UInt(8), [64, 8])
+    pipeline.realize(out, target)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        pipeline.realize(out, target)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def _gz(paths) -> int:
+    return sum(len(gzip.compress(pathlib.Path(p).read_bytes(), 9)) for p in paths)
+
+
+def spread(xs) -> str:
+    return f"{min(xs):.2f}/{statistics.median(xs):.2f}/{max(xs):.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=25)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="webhal-npm-bench-") as tmp:
+        directory = pathlib.Path(tmp) / "blur"
+        meta = build.build(str(BLUR), "blur", str(directory), TARGETS, quiet=True)
+        shared = [directory / "index.js", *sorted((directory / "runtime").glob("*.js"))]
+        index = json.dumps((directory / "index.js").as_uri())
+        print(f"{'variant':8} {'gzip KB':>8} {'create ms':>16} {'run ms (1536x1024)':>26}")
+        for v in meta["variants"]:
+            files = [*shared, directory / v["js"], directory / v["wasm"]]
+            if "wgsl" in v:
+                files += [directory / v["wgsl"], directory / v["manifest"]]
+            size = _gz(files)
+            creates, runs = [], []
+            for _ in range(args.rounds):
+                out = run_node_source(_TIMING % {"index": index},
+                                      [v["name"], "1536", "1024", str(args.runs)],
+                                      dawn=v["name"] == "webgpu", what="the package benchmark")
+                result = json.loads(out.stdout)
+                creates.append(result["createMs"])
+                runs.append(statistics.median(result["times"]))
+            print(f"{v['name']:8} {size / 1024:8.1f} {spread(creates):>16} {spread(runs):>26}")
+        js_tiny, py_tiny = [], []
+        for _ in range(args.rounds):
+            out = run_node_source(_TIMING % {"index": index},
+                                  ["webgpu", "66", "10", str(args.runs * 4)], dawn=True,
+                                  what="the package benchmark")
+            js_tiny.append(statistics.median(json.loads(out.stdout)["times"]))
+            py_tiny.append(statistics.median(_python_tiny_run_ms(args.runs * 4)))
+        print(f"one call of the GPU blur at 64x8 (two kernels of one workgroup each, "
+              f"SwiftShader): JavaScript runtime {spread(js_tiny)} ms, Python runtime "
+              f"(wgpu-py, realize) {spread(py_tiny)} ms")
+        whole = [p for p in directory.rglob("*") if p.is_file() and p.suffix not in (".a", ".h")]
+        print(f"the whole package (every variant, without the C files): "
+              f"{_gz(whole) / 1024:.1f} KB gzipped")
+        print(f"load average {os.getloadavg()[0]:.2f}; times min/median/max over "
+              f"{args.rounds} rounds of {args.runs} runs (webgpu: dawn.node on SwiftShader, "
+              "a CPU renderer)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,218 @@
+// A webhal pipeline built into an npm package, run from JavaScript: chooses the variant this
+// engine runs, loads its wasm once, and calls the entry function with halide_buffer_t
+// arguments (docs/abi.md). Every check names the argument at fault; a failed call leaves the
+// pipeline usable for the next one.
+
+import { ERROR_CODE } from './abi.js';
+import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
+import { WebGPURuntime, requestDevice } from './webgpu.js';
+
+// The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
+  0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+const ERROR_NAMES = Object.fromEntries(Object.entries(ERROR_CODE).map(([k, v]) => [v, k]));
+
+/** Why a variant cannot run here, or null when it can. */
+export function unsupported(variant) {
+  if (typeof WebAssembly !== 'object') return 'this JavaScript engine has no WebAssembly';
+  if (variant.features.includes('wasm_simd128') && !WebAssembly.validate(SIMD_PROBE)) {
+    return 'this engine has no WebAssembly SIMD';
+  }
+  return null;
+}
+
+async function readBytes(url) {
+  if (url.protocol === 'file:') {
+    const fs = await import(/* @vite-ignore */ 'node:fs/promises');
+    return fs.readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`webhal: fetching ${url} failed: ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+const readText = async (url) => new TextDecoder().decode(await readBytes(url));
+
+// A GPU variant's device and compiled kernels, or the reason it cannot run here.
+async function prepareGpu(meta, variant, opts) {
+  const [wgsl, manifest] = await Promise.all([readText(variant.wgsl),
+    readText(variant.manifest).then(JSON.parse)]);
+  const device = await requestDevice(opts, manifest.features);
+  const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
+  return WebGPURuntime.create(device, wgsl, manifest, outputs);
+}
+
+/**
+ * Load the pipeline described by `meta` (written by `webhal build` into index.js).
+ * opts.variant forces a variant by name; otherwise the first in `meta.variants` that runs here
+ * is taken (they are listed fastest first: WebGPU where there is an adapter, then wasm).
+ * opts.gpu (a GPU object, as navigator.gpu or the npm package webgpu's create([])) or
+ * opts.device (a GPUDevice of the user's) is where GPU variants run.
+ */
+export async function create(meta, opts = {}) {
+  const where = `${meta.name}: create`;
+  const known = meta.variants.map((v) => v.name);
+  let candidates = meta.variants;
+  if (opts.variant !== undefined) {
+    candidates = meta.variants.filter((v) => v.name === opts.variant);
+    if (!candidates.length) {
+      throw new RangeError(`${where}: no variant ${JSON.stringify(opts.variant)}; this package `
+        + `has ${known.join(', ')}`);
+    }
+  }
+  const reasons = [];
+  for (const variant of candidates) {
+    const why = unsupported(variant);
+    if (why) {
+      reasons.push(`${variant.name}: ${why}`);
+      continue;
+    }
+    let gpu = null;
+    if (variant.features.includes('webgpu')) {
+      try {
+        gpu = await prepareGpu(meta, variant, opts);
+      } catch (e) {
+        if (opts.variant !== undefined) throw new Error(`${where}: variant ${variant.name}: ${e.message}`);
+        reasons.push(`${variant.name}: ${e.message}`);
+        continue;
+      }
+    }
+    return load(meta, variant, gpu);
+  }
+  if (opts.variant !== undefined) throw new Error(`${where}: variant ${reasons[0]}`);
+  throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
+}
+
+async function load(meta, variant, gpu) {
+  const [factory, wasmBinary] = await Promise.all([variant.load(), readBytes(variant.wasm)]);
+  const messages = [];
+  const module = await factory.default({
+    wasmBinary,
+    webhalGpu: gpu,
+    print: (text) => console.log(text),
+    printErr: (text) => messages.push(text),
+  });
+  if (gpu) gpu.heap = () => module.HEAPU8;
+  return new Pipeline(meta, variant, module, messages, gpu);
+}
+
+class Pipeline {
+  constructor(meta, variant, module, messages, gpu) {
+    this.meta = meta;
+    this._gpu = gpu;
+    this._last = Promise.resolve();
+    this.variant = variant.name;
+    this.target = variant.target;
+    this._module = module;
+    this._messages = messages;
+    this._entry = module[`_${meta.function}`];
+    this._inputs = meta.arguments.filter((a) => !a.output);
+    this._outputs = meta.arguments.filter((a) => a.output);
+  }
+
+  /**
+   * Run the pipeline. `inputs` maps each input name to { data, shape } (buffers) or a number
+   * (scalars); `outputs` is { shape } for a single output, or maps each output name to one.
+   * Returns { data, shape }, or an object of them keyed by output name when there are several.
+   */
+  run(inputs, outputs) {
+    // One call at a time: a GPU variant reads its outputs back after the entry returns, and
+    // the next call must not rebind its buffers before that.
+    const result = this._last.then(() => this._run(inputs, outputs));
+    this._last = result.catch(() => {});
+    return result;
+  }
+
+  async _run(inputs, outputs) {
+    const where = `${this.meta.name}.run`;
+    const values = this._check(where, inputs, outputs);
+    const m = this._module;
+    const allocations = [];
+    const alloc = (bytes, what) => {
+      const at = m._malloc(Math.max(bytes, 1));
+      if (!at) throw new RangeError(`${where}: out of wasm memory for ${what} (${bytes} bytes)`);
+      allocations.push(at);
+      return at;
+    };
+    try {
+      const args = [];
+      const results = [];
+      for (const [arg, value] of values) {
+        if (arg.kind === 'scalar') {
+          args.push(value);
+          continue;
+        }
+        const bytes = value.count * parseType(arg.type).bytes;
+        const host = alloc(bytes, arg.name);
+        if (!arg.output) m.HEAPU8.set(new Uint8Array(value.data.buffer, value.data.byteOffset, bytes), host);
+        const struct = writeBuffer(m, arg, value.shape, host, !arg.output);
+        allocations.push(struct);
+        args.push(struct);
+        if (arg.output) results.push({ arg, host, bytes, shape: value.shape });
+      }
+      this._messages.length = 0;
+      const code = this._entry(...args);
+      if (code !== 0) {
+        const said = this._gpu?.takeError()?.message
+          ?? this._messages.join('\n').replace(/^Error: /, '').trim();
+        const error = new Error(`${where}: ${said
+          || 'the pipeline failed'} (${ERROR_NAMES[code] ?? 'error'} ${code})`);
+        error.code = code;
+        throw error;
+      }
+      if (this._gpu) await this._gpu.finish();
+      const out = {};
+      for (const { arg, host, bytes, shape } of results) {
+        const Array_ = ARRAYS[arg.type];
+        const data = new Array_(bytes / Array_.BYTES_PER_ELEMENT);
+        new Uint8Array(data.buffer).set(m.HEAPU8.subarray(host, host + bytes));
+        out[arg.name] = { data, shape: [...shape] };
+      }
+      return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
+    } finally {
+      for (const at of allocations) m._free(at);
+    }
+  }
+
+  _check(where, inputs, outputs) {
+    if (inputs === null || typeof inputs !== 'object') {
+      throw new TypeError(`${where}: the first argument must be an object of the inputs `
+        + `(${this._inputs.map((a) => a.name).join(', ')})`);
+    }
+    const names = new Set(this._inputs.map((a) => a.name));
+    for (const key of Object.keys(inputs)) {
+      if (!names.has(key)) {
+        throw new TypeError(`${where}: unknown input ${JSON.stringify(key)}; the inputs are `
+          + `${[...names].join(', ')}`);
+      }
+    }
+    const single = this._outputs.length === 1;
+    const specs = single ? { [this._outputs[0].name]: outputs } : outputs;
+    if (specs === null || typeof specs !== 'object') {
+      throw new TypeError(`${where}: the second argument must give the output's shape: `
+        + (single ? '{ shape: [...] }' : `{ ${this._outputs.map((a) => `${a.name}: { shape }`).join(', ')} }`));
+    }
+    const values = [];
+    for (const arg of this.meta.arguments) {
+      if (arg.output) {
+        const spec = specs[arg.name];
+        if (spec === undefined || spec === null || !('shape' in spec)) {
+          throw new TypeError(`${where}: missing the shape of output ${arg.name}`);
+        }
+        const count = checkShape(where, arg, spec.shape);
+        values.push([arg, { shape: spec.shape, count }]);
+      } else if (!(arg.name in inputs)) {
+        throw new TypeError(`${where}: missing input ${arg.name} (${arg.kind === 'scalar'
+          ? arg.type : `${arg.type} buffer of ${arg.dimensions} dimensions`})`);
+      } else if (arg.kind === 'scalar') {
+        values.push([arg, checkScalar(where, arg, inputs[arg.name])]);
+      } else {
+        const value = inputs[arg.name];
+        const count = checkBuffer(where, arg, value);
+        values.push([arg, { data: value.data, shape: value.shape, count }]);
+      }
+    }
+    return values;
+  }
+}

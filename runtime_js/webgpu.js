@@ -1,0 +1,261 @@
+// The WebGPU half of webhal's JavaScript runtime: answers the `webhal_gpu_*` calls of a
+// pipeline's wasm (docs/abi.md) on a GPUDevice, as webhal/runtime/webgpu.py does in Python.
+// The shader module, the compute pipelines and the bind groups are made once and reused;
+// device buffers follow host memory through dirty flags.
+//
+// The wasm calls are synchronous and WebGPU's readback is not, so this runtime does not wait
+// inside a call: a pipeline's outputs written by kernels are read back after its entry function
+// returns (`finish`). `webhal build` builds GPU variants only of pipelines whose host code
+// reads nothing a kernel wrote before the end, so nothing else is ever waited for.
+
+import { ERROR_CODE } from './abi.js';
+
+export class WebGPUError extends Error {}
+
+// GPUBufferUsage and GPUMapMode bits (fixed by the WebGPU specification), spelled out so that
+// the runtime needs no globals in Node.
+const USAGE = Object.freeze({ MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40,
+  STORAGE: 0x80 });
+const MAP_READ = 0x1;
+
+/** The device to run on: opts.device, else one from opts.gpu or navigator.gpu. */
+export async function requestDevice(opts, features) {
+  if (opts.device) {
+    const missing = features.filter((f) => !opts.device.features.has(f));
+    if (missing.length) throw new WebGPUError(`the device lacks the WebGPU feature ${missing[0]}`);
+    return opts.device;
+  }
+  const gpu = opts.gpu ?? globalThis.navigator?.gpu ?? await nodeBindings();
+  if (!gpu) {
+    throw new WebGPUError('no WebGPU here: in a browser it needs a secure context (https or '
+      + 'localhost) with WebGPU on; in Node pass { gpu } (the npm package webgpu: '
+      + "create([]) from 'webgpu'), or set HL_WEBGPU_NODE_BINDINGS to a dawn.node");
+  }
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  if (!adapter) throw new WebGPUError('WebGPU offered no adapter');
+  const missing = features.filter((f) => !adapter.features.has(f));
+  if (missing.length) {
+    throw new WebGPUError(`the adapter lacks the WebGPU feature ${missing.join(', ')} that this `
+      + 'pipeline\'s kernels use');
+  }
+  // As much as the adapter allows of what kernels need.
+  const requiredLimits = {};
+  for (const name of ['maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
+    'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ', 'maxComputeWorkgroupStorageSize',
+    'maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize']) {
+    requiredLimits[name] = adapter.limits[name];
+  }
+  const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
+  // dawn.node frees its instance when the GPU object is collected, under devices still in
+  // use (a crash): the device keeps what it came from alive.
+  keepAlive.set(device, [gpu, adapter]);
+  return device;
+}
+
+const keepAlive = new WeakMap();
+
+// In Node, HL_WEBGPU_NODE_BINDINGS names a dawn.node to load (as in Halide's WebGPU runtime).
+async function nodeBindings() {
+  const path = globalThis.process?.env?.HL_WEBGPU_NODE_BINDINGS;
+  if (!path) return null;
+  const { createRequire } = await import(/* @vite-ignore */ 'node:module');
+  try {
+    return createRequire(import.meta.url)(path).create([]);
+  } catch (e) {
+    throw new WebGPUError(`HL_WEBGPU_NODE_BINDINGS=${path} does not load: ${e.message}`);
+  }
+}
+
+function checkLimits(device, kernel) {
+  const [x, y, z] = kernel.workgroup_size;
+  const limits = device.limits;
+  if (x * y * z > limits.maxComputeInvocationsPerWorkgroup) {
+    return `kernel ${kernel.name} has ${x}x${y}x${z} = ${x * y * z} invocations per workgroup, `
+      + `more than this device's maxComputeInvocationsPerWorkgroup (${limits.maxComputeInvocationsPerWorkgroup}); `
+      + 'use smaller gpu_tile sizes';
+  }
+  const axes = [['X', x], ['Y', y], ['Z', z]];
+  for (const [axis, n] of axes) {
+    if (n > limits[`maxComputeWorkgroupSize${axis}`]) {
+      return `kernel ${kernel.name} has ${n} invocations along ${axis.toLowerCase()}, more than `
+        + `this device's maxComputeWorkgroupSize${axis} (${limits[`maxComputeWorkgroupSize${axis}`]})`;
+    }
+  }
+  return null;
+}
+
+export class WebGPURuntime {
+  /** Compile `wgsl` with its manifest on `device`; rejects with the WGSL lines at fault. */
+  static async create(device, wgsl, manifest, outputs) {
+    for (const k of manifest.kernels) {
+      const why = checkLimits(device, k);
+      if (why) throw new WebGPUError(why);
+    }
+    device.pushErrorScope('validation');
+    const module = device.createShaderModule({ code: wgsl });
+    const info = await module.getCompilationInfo();
+    const moduleError = await device.popErrorScope();
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length || moduleError) {
+      const lines = wgsl.split('\n');
+      const shown = errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}\n  `
+        + `${lines[m.lineNum - 1] ?? ''}`);
+      throw new WebGPUError('the WebGPU device rejected webhal\'s WGSL (a webhal bug; please '
+        + `report it):\n${shown.join('\n') || moduleError.message}`);
+    }
+    device.pushErrorScope('validation');
+    const pipelines = manifest.kernels.map((k) => device.createComputePipeline({
+      layout: 'auto',
+      compute: { module, entryPoint: k.name,
+        constants: Object.fromEntries(k.overrides.map((o, i) => [o, k.workgroup_size[i]])) },
+    }));
+    const pipelineError = await device.popErrorScope();
+    if (pipelineError) throw new WebGPUError(`creating the compute pipelines failed: ${pipelineError.message}`);
+    return new WebGPURuntime(device, manifest, pipelines, outputs);
+  }
+
+  constructor(device, manifest, pipelines, outputs) {
+    this.device = device;
+    this.manifest = manifest;
+    this.pipelines = pipelines;
+    this.outputs = new Set(outputs);
+    this.byId = new Map(manifest.buffers.map((b) => [b.id, b]));
+    this.args = manifest.kernels.map((k) => ('args_binding' in k
+      ? device.createBuffer({ size: k.args_bytes, usage: USAGE.UNIFORM | USAGE.COPY_DST })
+      : null));
+    this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer }
+    this.bindGroups = new Map();
+    this.pending = [];          // outputs to read back after the entry returns
+    this.error = null;
+    this.heap = null;           // () => the wasm memory's current Uint8Array
+    this.lost = null;
+    device.lost?.then((info) => { this.lost = info.message || info.reason || 'lost'; });
+  }
+
+  // -- the calls the wasm makes (each returns 0 or an error code) ----------------------------
+
+  buffer(id, host, nbytes, hostCurrent) {
+    return this._guard('device_malloc_failed', () => {
+      const size = Math.max(4, Math.ceil(nbytes / 4) * 4);
+      let b = this.buffers.get(id);
+      if (!b || b.nbytes !== size) {
+        b?.gpu.destroy();
+        b = { gpu: this.device.createBuffer({ size, usage: USAGE.STORAGE
+          | USAGE.COPY_SRC | USAGE.COPY_DST }), nbytes: size };
+        this.buffers.set(id, b);
+        this.bindGroups.clear();
+      }
+      Object.assign(b, { host, hostBytes: nbytes, hostNewer: !!hostCurrent, deviceNewer: false });
+    });
+  }
+
+  hostDirty(id) {
+    return this._guard('internal_error', () => {
+      const b = this.buffers.get(id);
+      b.hostNewer = true;
+      b.deviceNewer = false;
+    });
+  }
+
+  copyToHost(id) {
+    return this._guard('copy_to_host_failed', () => {
+      const b = this.buffers.get(id);
+      if (!b.deviceNewer) return;
+      const name = this.byId.get(id).name;
+      if (!this.outputs.has(name)) {
+        throw new WebGPUError(`the host code reads ${name}, which a kernel wrote, before the `
+          + 'pipeline ends: this runtime reads GPU results back only at the end');
+      }
+      this.pending.push(b);
+      b.deviceNewer = false;
+    });
+  }
+
+  run(kernel, gx, gy, gz, argsAt, nbytes) {
+    return this._guard('device_run_failed', () => {
+      const k = this.manifest.kernels[kernel];
+      const most = this.device.limits.maxComputeWorkgroupsPerDimension;
+      if (Math.max(gx, gy, gz) > most) {
+        throw new WebGPUError(`kernel ${k.name} needs ${gx}x${gy}x${gz} workgroups, more than the `
+          + `device allows per dimension (${most}); use larger gpu_tile sizes`);
+      }
+      if (Math.min(gx, gy, gz) <= 0) return;
+      const heap = this.heap();
+      const ids = this.manifest.buffers.filter((b) => k.buffers.includes(b.binding)).map((b) => b.id);
+      for (const id of ids) {
+        const b = this.buffers.get(id);
+        if (b.hostNewer) {
+          const bytes = new Uint8Array(b.nbytes);
+          bytes.set(heap.subarray(b.host, b.host + b.hostBytes));
+          this.device.queue.writeBuffer(b.gpu, 0, bytes);
+          b.hostNewer = false;
+        }
+      }
+      if (this.args[kernel]) {
+        const bytes = new Uint8Array(k.args_bytes);
+        bytes.set(heap.subarray(argsAt, argsAt + nbytes));
+        this.device.queue.writeBuffer(this.args[kernel], 0, bytes);
+      }
+      // A kernel always binds the same buffer ids; a device buffer made anew clears them all.
+      let group = this.bindGroups.get(kernel);
+      if (!group) {
+        const entries = ids.map((id) => ({ binding: this.byId.get(id).binding,
+          resource: { buffer: this.buffers.get(id).gpu } }));
+        if (this.args[kernel]) entries.push({ binding: k.args_binding, resource: { buffer: this.args[kernel] } });
+        group = this.device.createBindGroup({ layout: this.pipelines[kernel].getBindGroupLayout(0), entries });
+        this.bindGroups.set(kernel, group);
+      }
+      const encoder = this.device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(this.pipelines[kernel]);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroups(gx, gy, gz);
+      pass.end();
+      this.device.queue.submit([encoder.finish()]);
+      for (const id of ids) {
+        if (!this.byId.get(id).read_only) this.buffers.get(id).deviceNewer = true;
+      }
+    });
+  }
+
+  /** After the entry returns: read the outputs kernels wrote back into wasm memory. */
+  async finish() {
+    const pending = this.pending;
+    this.pending = [];
+    const staging = pending.map((b) => {
+      const s = this.device.createBuffer({ size: b.nbytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+      const encoder = this.device.createCommandEncoder();
+      encoder.copyBufferToBuffer(b.gpu, 0, s, 0, b.nbytes);
+      this.device.queue.submit([encoder.finish()]);
+      return s;
+    });
+    try {
+      await Promise.all(staging.map((s) => s.mapAsync(MAP_READ)));
+    } catch (e) {
+      throw new WebGPUError(`reading the outputs back failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
+    }
+    pending.forEach((b, i) => {
+      this.heap().set(new Uint8Array(staging[i].getMappedRange(), 0, b.hostBytes), b.host);
+      staging[i].unmap();
+      staging[i].destroy();
+    });
+  }
+
+  /** The message of the last failed call, taken. */
+  takeError() {
+    const e = this.error;
+    this.error = null;
+    return e;
+  }
+
+  _guard(fails, body) {
+    try {
+      if (this.lost) throw new WebGPUError(`the WebGPU device was lost: ${this.lost}`);
+      body();
+      return 0;
+    } catch (e) {
+      this.error = this.error ?? e;
+      return ERROR_CODE[fails];
+    }
+  }
+}

@@ -1,0 +1,119 @@
+"""Generators that tests/glue builds into npm packages: several element types, a scalar of
+each kind, a boundary condition, a reduction, two outputs, and a name that needs escaping."""
+
+import webhal as hl
+
+x, y = hl.Var("x"), hl.Var("y")
+
+
+@hl.generator(name="brighten")
+class Brighten:
+    vector = hl.GeneratorParam(16)
+    input = hl.InputBuffer(hl.UInt(8), 2)
+    amount = hl.InputScalar(hl.Float(32))
+    output = hl.OutputBuffer(hl.UInt(8), 2)
+
+    def generate(g):
+        g.output[x, y] = hl.u8(hl.min(hl.f32(g.input[x, y]) * g.amount, 255.0))
+        g.output.vectorize(x, g.vector)
+
+
+@hl.generator(name="blur_edges")
+class BlurEdges:
+    """A 3x3 box blur of uint16 with the edges repeated: the output is the input's size."""
+
+    input = hl.InputBuffer(hl.UInt(16), 2)
+    output = hl.OutputBuffer(hl.UInt(16), 2)
+
+    def generate(g):
+        clamped = hl.BoundaryConditions.repeat_edge(g.input)
+        blur_x = hl.Func("blur_x")
+        blur_x[x, y] = (hl.u32(clamped[x - 1, y]) + clamped[x, y] + clamped[x + 1, y])
+        g.output[x, y] = hl.u16((blur_x[x, y - 1] + blur_x[x, y] + blur_x[x, y + 1]) / 9)
+        yi = hl.Var("yi")
+        g.output.split(y, y, yi, 8).vectorize(x, 8)
+        blur_x.compute_at(g.output, y).vectorize(x, 8)
+
+
+@hl.generator(name="stats")
+class Stats:
+    """Two outputs from an int16 and a float64 input: a row sum (an RDom reduction) and a
+    thresholded, offset copy; scalars of int32 and bool."""
+
+    values = hl.InputBuffer(hl.Int(16), 2)
+    weights = hl.InputBuffer(hl.Float(64), 1)
+    offset = hl.InputScalar(hl.Int(32))
+    negate = hl.InputScalar(hl.Bool())
+    row_sums = hl.OutputBuffer(hl.Float(64), 1)
+    shifted = hl.OutputBuffer(hl.Int(32), 2)
+
+    def generate(g):
+        r = hl.RDom([(0, g.values.width())])
+        g.row_sums[y] = hl.f64(0.0)
+        g.row_sums[y] += hl.f64(g.values[r.x, y]) * g.weights[r.x]
+        v = hl.i32(g.values[x, y]) + g.offset
+        g.shifted[x, y] = hl.select(g.negate, -v, v)
+        g.shifted.vectorize(x, 4)
+
+
+@hl.generator(name="My Blur's <v2>")
+class EscapedName:
+    image = hl.InputBuffer(hl.UInt(8), 1)
+    result = hl.OutputBuffer(hl.UInt(8), 1)
+
+    def generate(g):
+        g.result[x] = g.image[x] // 2
+
+
+@hl.generator(name="brighten_gpu")
+class BrightenGpu:
+    """brighten with a GPU schedule when the target has webgpu: a WebGPU variant."""
+
+    input = hl.InputBuffer(hl.UInt(8), 2)
+    amount = hl.InputScalar(hl.Float(32))
+    output = hl.OutputBuffer(hl.UInt(8), 2)
+
+    def generate(g):
+        g.output[x, y] = hl.u8(hl.min(hl.f32(g.input[x, y]) * g.amount, 255.0))
+        if g.target().has_gpu_feature():
+            xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+            g.output.gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+        else:
+            g.output.vectorize(x, 16)
+
+
+@hl.generator(name="blur_gpu")
+class BlurGpu:
+    """The demo's blur (uint8 in and out, uint16 between) with two kernels on WebGPU: the
+    intermediate stays on the device, packed two to a word."""
+
+    input = hl.InputBuffer(hl.UInt(8), 2)
+    output = hl.OutputBuffer(hl.UInt(8), 2)
+
+    def generate(g):
+        blur_x = hl.Func("blur_x")
+        blur_x[x, y] = (hl.u16(g.input[x, y]) + g.input[x + 1, y] + g.input[x + 2, y]) / 3
+        g.output[x, y] = hl.u8((blur_x[x, y] + blur_x[x, y + 1] + blur_x[x, y + 2]) / 3)
+        xo, yo, xi, yi, xv = (hl.Var(n) for n in ("xo", "yo", "xi", "yi", "xv"))
+        if g.target().has_gpu_feature():
+            blur_x.compute_root().split(x, x, xv, 2).vectorize(xv) \
+                .gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+            g.output.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
+        else:
+            g.output.vectorize(x, 16)
+            blur_x.compute_at(g.output, y).vectorize(x, 16)
+
+
+@hl.generator(name="reads_gpu_result_on_cpu")
+class ReadsGpuResultOnCpu:
+    """A CPU stage reading what a kernel wrote: needs a readback before the pipeline ends."""
+
+    input = hl.InputBuffer(hl.Float(32), 1)
+    output = hl.OutputBuffer(hl.Float(32), 1)
+
+    def generate(g):
+        doubled = hl.Func("doubled")
+        doubled[x] = g.input[x] * 2.0
+        g.output[x] = doubled[x] + 1.0
+        xo, xi = hl.Var("xo"), hl.Var("xi")
+        doubled.compute_root().gpu_tile(x, xo, xi, 16)

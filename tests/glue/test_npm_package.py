@@ -1,0 +1,350 @@
+"""npm packages from generators (`webhal build`), run in plain Node on every variant and
+compared with the reference evaluator; JavaScript's errors name the argument and leave the
+package usable; a name that needs escaping; golden package.json and index.d.ts."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+
+import webhal as hl
+from webhal import build
+from webhal.glue.npm_package import build_package, npm_name
+from webhal.runners.node import run_node_source
+from webhal.testing import runtimes
+from webhal.toolchain.process import run_tool
+
+GENERATORS = pathlib.Path(__file__).parent / "generators" / "pipelines.py"
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
+TARGETS = ["wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt"]
+GPU_TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu"]
+
+# Runs each variant of the package on the inputs (base64 in Halide's axis order, x first) and
+# prints the outputs the same way.
+_RUN = """
+import { createRequire } from 'node:module';
+import { create } from %(index)s;
+const spec = JSON.parse(process.argv[2]);
+// dawn.node (npm webgpu), loaded by path as webhal.runners.node sets it, for webgpu variants.
+const gpu = () => createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]);
+const ARRAYS = { uint8: Uint8Array, uint16: Uint16Array, int16: Int16Array, int32: Int32Array,
+                 float32: Float32Array, float64: Float64Array };
+const decode = (b64, type) => {
+  const bytes = Buffer.from(b64, 'base64');
+  const copy = new Uint8Array(bytes.length); copy.set(bytes);
+  return new ARRAYS[type](copy.buffer);
+};
+const results = {};
+for (const variant of spec.variants) {
+  const p = await create(variant === 'webgpu' ? { variant, gpu: gpu() } : { variant });
+  const inputs = {};
+  for (const [name, v] of Object.entries(spec.inputs)) {
+    inputs[name] = v.scalar !== undefined ? v.scalar
+      : { data: decode(v.data, v.type), shape: v.shape };
+  }
+  const out = await p.run(inputs, spec.outputs);
+  const outs = spec.single ? { [spec.single]: out } : out;
+  results[variant] = { target: p.target, variant: p.variant, outputs: Object.fromEntries(
+    Object.entries(outs).map(([k, o]) => [k, { shape: o.shape,
+      data: Buffer.from(o.data.buffer, o.data.byteOffset, o.data.byteLength)
+        .toString('base64') }])) };
+}
+console.log(JSON.stringify(results));
+process.exit(0);  // dawn.node keeps Node alive otherwise
+"""
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory, emscripten, node):
+    """Each test generator built once, with both CPU variants."""
+    root = tmp_path_factory.mktemp("npm")
+    built = {}
+    for name in ("brighten", "blur_edges", "stats", "My Blur's <v2>", "brighten_gpu",
+                 "blur_gpu"):
+        directory = root / npm_name(name)
+        targets = [*GPU_TARGETS, *TARGETS] if name.endswith("_gpu") else TARGETS
+        built[name] = (directory, build.build(str(GENERATORS), name, str(directory), targets,
+                                              quiet=True, cache=str(root / "cache")))
+    return built
+
+
+def _run(directory, inputs: dict, outputs: dict, single: str | None, variants) -> dict:
+    spec = {"variants": variants, "inputs": {}, "outputs": outputs, "single": single}
+    for name, value in inputs.items():
+        if isinstance(value, np.ndarray):
+            spec["inputs"][name] = {"type": str(value.dtype), "shape": list(value.shape[::-1]),
+                                    "data": base64.b64encode(value.tobytes()).decode()}
+        else:
+            spec["inputs"][name] = {"scalar": value}
+    index = json.dumps((directory / "index.js").as_uri())
+    result = run_node_source(_RUN % {"index": index}, [json.dumps(spec)],
+                             dawn="webgpu" in variants, what="a package's variants in Node")
+    return json.loads(result.stdout)
+
+
+def _decoded(out: dict, dtype) -> np.ndarray:
+    data = np.frombuffer(base64.b64decode(out["data"]), dtype=dtype)
+    return data.reshape(out["shape"][::-1])  # numpy order
+
+
+def _reference(generator: str, inputs: dict, sizes: dict) -> dict:
+    """Each output of the generator realized on the reference evaluator (numpy order)."""
+    cls = build.load_generators(str(GENERATORS))[generator]
+    g = cls()
+    pipeline = g.build_pipeline()
+    for p in g.inputs():
+        value = inputs[p.name()]
+        p.set(hl.Buffer(value) if isinstance(value, np.ndarray) else value)
+    outs = pipeline.realize([hl.Buffer(f.type(), sizes[f.name()]) for f in pipeline.outputs()],
+                            hl.Target("reference"))
+    outs = outs if isinstance(outs, list) else [outs]
+    return {f.name(): np.asarray(o) for f, o in zip(pipeline.outputs(), outs)}
+
+
+def _check(packages, generator: str, inputs: dict, sizes: dict) -> None:
+    directory, meta = packages[generator]
+    variants = [v["name"] for v in meta["variants"]]
+    single = next(iter(sizes)) if len(sizes) == 1 else None
+    outputs = {"shape": sizes[single]} if single else {k: {"shape": v} for k, v in sizes.items()}
+    got = _run(directory, inputs, outputs, single, variants)
+    want = _reference(generator, inputs, sizes)
+    assert sorted(got) == sorted(variants)
+    for variant, result in got.items():
+        assert result["variant"] == variant
+        for name, w in want.items():
+            g = _decoded(result["outputs"][name], w.dtype)
+            np.testing.assert_array_equal(g, w, err_msg=f"{generator} {name} on {variant}")
+
+
+def test_brighten_every_variant(packages):
+    image = np.random.default_rng(1).integers(0, 256, (23, 37), dtype=np.uint8)
+    _check(packages, "brighten", {"input": image, "amount": 1.7}, {"output": [37, 23]})
+
+
+def test_stencil_with_a_boundary_condition(packages):
+    image = np.random.default_rng(2).integers(0, 65536, (19, 41), dtype=np.uint16)
+    _check(packages, "blur_edges", {"input": image}, {"output": [41, 19]})
+
+
+def test_two_outputs_a_reduction_and_scalars_of_each_kind(packages):
+    rng = np.random.default_rng(3)
+    values = rng.integers(-30000, 30000, (7, 13), dtype=np.int16)
+    weights = rng.standard_normal(13)
+    for negate in (True, False):
+        _check(packages, "stats", {"values": values, "weights": weights, "offset": -1234,
+                                   "negate": negate},
+               {"row_sums": [7], "shifted": [13, 7]})
+
+
+def test_webgpu_variant_on_dawn_and_its_cpu_fallbacks(packages, dawn_node):
+    image = np.random.default_rng(4).integers(0, 256, (24, 64), dtype=np.uint8)
+    _check(packages, "brighten_gpu", {"input": image, "amount": 1.3}, {"output": [64, 24]})
+
+
+def test_two_kernels_with_a_packed_intermediate_on_dawn(packages, dawn_node):
+    image = np.random.default_rng(5).integers(0, 256, (31, 70), dtype=np.uint8)
+    _check(packages, "blur_gpu", {"input": image}, {"output": [68, 29]})
+
+
+_FALLBACK = """
+import { create } from %(index)s;
+const out = {};
+const p = await create();  // Node 20 has no navigator.gpu: the fastest CPU variant
+out.chosen = p.variant;
+try { await create({ variant: 'webgpu' }); } catch (e) { out.forced = e.message; }
+console.log(JSON.stringify(out));
+"""
+
+
+def test_without_webgpu_the_cpu_variant_runs_and_forcing_webgpu_says_why(packages, node):
+    directory, meta = packages["brighten_gpu"]
+    assert [v["name"] for v in meta["variants"]] == ["webgpu", "simd", "scalar"]
+    index = json.dumps((directory / "index.js").as_uri())
+    out = json.loads(run_node_source(_FALLBACK % {"index": index}).stdout)
+    assert out["chosen"] == "simd"
+    assert out["forced"].startswith("brighten_gpu: create: variant webgpu: no WebGPU here")
+    assert "pass { gpu }" in out["forced"]
+
+
+_FROM_ENVIRONMENT = """
+import { create } from %(index)s;
+const p = await create();  // no gpu passed: HL_WEBGPU_NODE_BINDINGS names dawn.node
+const out = await p.run({ input: { data: new Uint8Array(64 * 8).fill(100), shape: [64, 8] },
+                          amount: 2 }, { shape: [64, 8] });
+console.log(JSON.stringify({ variant: p.variant, first: out.data[0] }));
+process.exit(0);
+"""
+
+
+def test_hl_webgpu_node_bindings_gives_node_its_gpu(packages, dawn_node):
+    directory, _ = packages["brighten_gpu"]
+    index = json.dumps((directory / "index.js").as_uri())
+    out = json.loads(run_node_source(_FROM_ENVIRONMENT % {"index": index}, dawn=True).stdout)
+    assert out == {"variant": "webgpu", "first": 200}
+    bad = run_node_source(_FALLBACK % {"index": index},
+                          env={"HL_WEBGPU_NODE_BINDINGS": "/nonexistent/dawn.node"})
+    assert "HL_WEBGPU_NODE_BINDINGS=/nonexistent/dawn.node does not load" in \
+        json.loads(bad.stdout)["forced"]
+
+
+def test_a_gpu_variant_whose_host_code_reads_a_kernels_result_is_refused(tmp_path):
+    with pytest.raises(hl.CompileError, match="reads doubled after a kernel wrote it"):
+        build.build(str(GENERATORS), "reads_gpu_result_on_cpu", str(tmp_path / "p"),
+                    ["wasm-32-wasmrt-webgpu"], quiet=True)
+    with pytest.raises(hl.CompileError, match="schedules nothing on the GPU"):
+        build.build(str(GENERATORS), "brighten", str(tmp_path / "p"),
+                    ["wasm-32-wasmrt-webgpu"], quiet=True)
+
+
+def test_a_name_that_needs_escaping(packages):
+    directory, meta = packages["My Blur's <v2>"]
+    assert meta["name"] == "my-blur-s-v2" and meta["function"] == "My_Blur_s__v2_"
+    manifest = json.loads((directory / "package.json").read_text())
+    assert manifest["webhal"]["generator"] == "My Blur's <v2>"
+    index = (directory / "index.js").read_text()
+    assert "<v2>" not in index and "\\u003cv2\\u003e" in index  # escaped where it reaches JS
+    _check(packages, "My Blur's <v2>", {"image": np.arange(200, dtype=np.uint8)},
+           {"result": [200]})
+
+
+_ERRORS = """
+import { create } from %(index)s;
+const p = await create({ variant: 'scalar' });
+const w = 16, h = 4, data = new Uint8Array(w * h);  // the vector width is 16
+const ok = { input: { data, shape: [w, h] }, amount: 2 };
+const cases = {
+  wrong_array: [{ input: { data: new Float32Array(w * h), shape: [w, h] }, amount: 2 },
+                { shape: [w, h] }],
+  wrong_shape: [{ input: { data, shape: [w, h + 1] }, amount: 2 }, { shape: [w, h] }],
+  missing: [{ input: { data, shape: [w, h] } }, { shape: [w, h] }],
+  extra: [{ ...ok, gain: 3 }, { shape: [w, h] }],
+  not_a_number: [{ input: { data, shape: [w, h] }, amount: '2' }, { shape: [w, h] }],
+  no_output_shape: [ok, {}],
+  out_of_bounds: [ok, { shape: [w + 1, h] }],
+};
+const out = {};
+for (const [name, [inputs, outputs]] of Object.entries(cases)) {
+  try { await p.run(inputs, outputs); out[name] = 'no error'; }
+  catch (e) { out[name] = `${e.constructor.name}: ${e.message}`; }
+}
+data.fill(100);
+out.after = Array.from((await p.run(ok, { shape: [w, h] })).data.slice(0, 3));
+try { await create({ variant: 'webgpu' }); }
+catch (e) { out.variant = `${e.constructor.name}: ${e.message}`; }
+console.log(JSON.stringify(out));
+"""
+
+
+def test_bad_arguments_from_javascript_are_named(packages):
+    directory, _ = packages["brighten"]
+    index = json.dumps((directory / "index.js").as_uri())
+    out = json.loads(run_node_source(_ERRORS % {"index": index}).stdout)
+    assert out["wrong_array"] == ("TypeError: brighten.run: input.data must be a Uint8Array "
+                                  "(uint8), not a Float32Array")
+    assert out["wrong_shape"].startswith("RangeError: brighten.run: input has 64 elements, but "
+                                         "its shape [16, 5] needs 80")
+    assert out["missing"] == "TypeError: brighten.run: missing input amount (float32)"
+    assert out["extra"].startswith('TypeError: brighten.run: unknown input "gain"')
+    assert out["not_a_number"].startswith("TypeError: brighten.run: amount must be a number")
+    assert out["no_output_shape"].startswith("TypeError: brighten.run: missing the shape of "
+                                             "output output")
+    assert out["out_of_bounds"] == ("Error: brighten.run: Input buffer input is accessed at "
+                                    "0..16, outside 0..15 in dimension 0 "
+                                    "(access_out_of_bounds -4)")
+    assert out["after"] == [200, 200, 200]  # still usable
+    assert out["variant"] == ('RangeError: brighten: create: no variant "webgpu"; this package '
+                              "has simd, scalar")
+
+
+@pytest.mark.parametrize("file", ["package.json", "index.d.ts", "index.js"])
+def test_generated_files_match_golden(packages, file):
+    directory, _ = packages["stats"]
+    text = (directory / file).read_text()
+    path = GOLDEN / f"stats.{file}"
+    if UPDATE or not path.exists():
+        if not UPDATE:
+            pytest.fail(f"no golden file {path.name}; run with WEBHAL_UPDATE_GOLDEN=1")
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert text == path.read_text(), f"{file} changed; WEBHAL_UPDATE_GOLDEN=1 updates it"
+
+
+def test_a_failed_build_leaves_no_package(tmp_path, emscripten):
+    directory = tmp_path / "pkg"
+    with pytest.raises(hl.HalideError, match="do not have wasm_threads variants yet"):
+        build.build(str(GENERATORS), "brighten", str(directory),
+                    ["wasm-32-wasmrt", "wasm-32-wasmrt-wasm_threads"], quiet=True)
+    cls = build.load_generators(str(GENERATORS))["brighten"]
+
+    def make(target):  # the second variant fails after the first has linked
+        if not target.has_feature("wasm_simd128"):
+            raise hl.CompileError("this variant does not compile")
+        g = cls()
+        return g.build_pipeline(), g.inputs()
+    directory.mkdir()
+    (directory / "kept.txt").write_text("an earlier package")
+    with pytest.raises(hl.CompileError, match="does not compile"):
+        build_package(make, TARGETS, str(directory), generator="brighten")
+    assert [p.name for p in directory.iterdir()] == ["kept.txt"]  # the old package stands
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]  # and no staging folder
+
+
+def test_unknown_generator_and_param_are_named(tmp_path):
+    with pytest.raises(hl.CompileError, match="has no generator 'blur'; it has"):
+        build.build(str(GENERATORS), "blur", str(tmp_path / "p"), TARGETS)
+    with pytest.raises(hl.CompileError, match="has no GeneratorParam gain"):
+        build.build(str(GENERATORS), "brighten", str(tmp_path / "p"), TARGETS,
+                    params={"gain": "2"})
+
+
+_APP = """
+import { create } from 'brighten';
+const p = await create();
+const out = await p.run({ input: { data: new Uint8Array(32).fill(10), shape: [16, 2] },
+                          amount: 3 }, { shape: [16, 2] });
+console.log(JSON.stringify({ variant: p.variant, first: out.data[0] }));
+"""
+
+
+def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path):
+    npm = shutil.which("npm")
+    if npm is None:
+        runtimes.missing("npm", "not on PATH", "install Node.js with npm")
+    directory, _ = packages["brighten"]
+    run_tool([npm, "pack", str(directory), "--silent"], cwd=tmp_path, what="npm pack")
+    tarball = tmp_path / "brighten-0.1.0.tgz"
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
+    run_tool([npm, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], cwd=app,
+             what="npm install of the packed package")
+    installed = sorted(p.name for p in (app / "node_modules" / "brighten").iterdir())
+    assert installed == ["README.md", "index.d.ts", "index.js", "package.json", "runtime",
+                         "scalar", "simd"]
+    (app / "main.mjs").write_text(_APP)
+    out = json.loads(run_tool([shutil.which("node"), "main.mjs"], cwd=app,
+                              what="the app").stdout)
+    assert out == {"variant": "simd", "first": 30}
+
+
+def test_an_unchanged_generator_comes_from_the_cache(tmp_path, emscripten, capsys):
+    cache = str(tmp_path / "cache")
+    first, again, other = (str(tmp_path / n) for n in ("first", "again", "other"))
+    build.build(str(GENERATORS), "brighten", first, TARGETS, cache=cache)
+    assert capsys.readouterr().err.count("compiled (") == 2
+    build.build(str(GENERATORS), "brighten", again, TARGETS, cache=cache)
+    assert capsys.readouterr().err.count("unchanged, from the cache") == 2
+    for variant in ("simd", "scalar"):
+        for suffix in (".wasm", ".mjs", ".a"):
+            a = pathlib.Path(first, variant, "brighten" + suffix).read_bytes()
+            assert a == pathlib.Path(again, variant, "brighten" + suffix).read_bytes()
+    build.build(str(GENERATORS), "brighten", other, TARGETS, cache=cache,
+                params={"vector": "8"})  # another schedule: compiled anew
+    assert capsys.readouterr().err.count("compiled (") == 2

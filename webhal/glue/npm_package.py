@@ -1,0 +1,316 @@
+"""npm packages from generators: one variant per target, each the pipeline's static library
+linked by emcc into an ES-module factory and its .wasm, plus index.js (the variants and the
+arguments, read by runtime_js/pipeline.js), index.d.ts, package.json and a README, rendered
+from templates/npm_*.j2.
+
+The package is written to a temporary folder beside the destination and moved into place only
+when every variant has linked, so a failed build leaves no half-written package behind.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from webhal import codegen
+from webhal.aot import lower_for_aot, write_static_library
+from webhal.codegen.llvm.module import arguments as entry_arguments
+from webhal.errors import CompileError, ToolchainError
+from webhal.glue import package_data
+from webhal.glue.web_page import environment
+from webhal.ir import nodes as ir
+from webhal.ir import ops
+from webhal.ir.printer import stmt_to_string
+from webhal.ir.schedule import DeviceAPI
+from webhal.ir.visitor import walk
+from webhal.target import Target
+from webhal.toolchain import JsModule, emcc, emcc_flags, find_emscripten
+
+# The order variants are tried in at load time: the fastest first.
+VARIANT_ORDER = ("webgpu", "threads", "simd", "scalar")
+_RUNTIME_FILES = ("abi.js", "buffers.js", "pipeline.js", "webgpu.js")
+_NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
+_TS_ARRAYS = {"bool": "Uint8Array", "int8": "Int8Array", "uint8": "Uint8Array",
+              "int16": "Int16Array", "uint16": "Uint16Array", "int32": "Int32Array",
+              "uint32": "Uint32Array", "float32": "Float32Array", "float64": "Float64Array"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str      # "simd", "scalar"
+    target: Target
+    js: str        # paths inside the package
+    wasm: str
+
+
+def variant_name(target: Target) -> str:
+    """The name a target's build has in a package."""
+    if not target.is_wasm:
+        raise ToolchainError(f"target {target}: npm packages hold WebAssembly builds",
+                             hint="use a wasm-32-wasmrt[-wasm_simd128] target")
+    if target.has_gpu_feature():
+        if not target.has_feature("webgpu"):
+            raise ToolchainError(f"target {target}: npm packages reach GPUs through WebGPU",
+                                 hint="use the webgpu feature")
+        return "webgpu"
+    if target.has_feature("wasm_threads"):
+        raise ToolchainError(f"target {target}: npm packages do not have wasm_threads variants "
+                             "yet (Emscripten's pthread workers are not wired into the ES "
+                             "module)", hint="build wasm-32-wasmrt-wasm_simd128 instead")
+    return "simd" if target.has_feature("wasm_simd128") else "scalar"
+
+
+def npm_name(name: str) -> str:
+    """`name` as an npm package name (lower case; other characters become dashes)."""
+    scope, _, base = name.rpartition("/") if name.startswith("@") else ("", "", name)
+    base = re.sub(r"[^a-z0-9._~-]+", "-", base.lower()).strip("-._~") or "pipeline"
+    return f"{scope}/{base}" if scope else base
+
+
+def c_identifier(name: str) -> str:
+    """`name` as a C function name."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return ident if re.match(r"[A-Za-z_]", ident) else "_" + ident
+
+
+def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Target],
+                  directory: str, *, generator: str, generator_params: dict | None = None,
+                  name: str | None = None, version: str = "0.1.0",
+                  cache: str | None = "", progress: Callable[[str], None] = lambda _: None
+                  ) -> dict:
+    """Build an npm package in `directory` (replaced if it exists) with one variant per target.
+
+    make(target) returns the (Pipeline, inputs) to compile for that target: a generator's
+    pipeline, built under GeneratorContext(target) (see webhal.build). `generator` names it
+    (the package's default name, the entry function's), `generator_params` are recorded.
+    `progress` receives what is being done (ending in "...") and what was done.
+    Each variant is kept in `cache` (default: default_cache_dir(); None: no cache) under a
+    digest of everything it depends on, so an unchanged generator is not compiled again.
+    Returns the package's meta data (what index.js holds, without the loaders)."""
+    cache = default_cache_dir() if cache == "" else cache
+    params = dict(generator_params or {})
+    package = name or npm_name(generator)
+    if not _NPM_NAME.match(package) or len(package) > 214:
+        raise CompileError(f"{package!r} is not a valid npm package name (lower case letters, "
+                           "digits and - . _ ~, optionally @scope/)")
+    targets = [t if isinstance(t, Target) else Target(t) for t in targets]
+    names = [variant_name(t) for t in targets]
+    if len(set(names)) != len(names):
+        raise ToolchainError(f"two targets make the same variant ({', '.join(names)})",
+                             hint="give each of scalar and simd once")
+    function = c_identifier(generator)
+    parent = os.path.dirname(os.path.abspath(directory))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".webhal-build-", dir=parent)
+    try:
+        arguments, variants = None, []
+        for target, vname in sorted(zip(targets, names), key=lambda p: VARIANT_ORDER.index(p[1])):
+            progress(f"{vname}: building for {target}...")
+            pipeline, inputs = make(target)
+            args, reused = _build_variant(pipeline, inputs, target, function, staging, vname,
+                                          cache)
+            progress(f"{vname}: {'unchanged, from the cache' if reused else 'compiled'} "
+                     f"({target})")
+            if arguments is not None and args != arguments:
+                raise CompileError(f"generator {generator} has other arguments for target "
+                                   f"{target}")
+            arguments = args
+            variants.append(Variant(vname, target, f"{vname}/{function}.mjs",
+                                    f"{vname}/{function}.wasm"))
+        progress("writing index.js, index.d.ts, package.json...")
+        meta = _write_package(staging, package, version, generator, params, function,
+                              arguments, variants)
+        if os.path.exists(directory):
+            shutil.rmtree(directory)
+        os.replace(staging, directory)
+        return meta
+    finally:
+        if os.path.exists(staging):
+            shutil.rmtree(staging)
+
+
+def _build_variant(pipeline, inputs, target: Target, function: str, staging: str,
+                   vname: str, cache: str | None) -> tuple[list[dict], bool]:
+    """Compile and link one variant into staging/vname; returns its arguments and whether it
+    came from the cache."""
+    folder = os.path.join(staging, vname)
+    module = lower_for_aot(pipeline, inputs, function, target)
+    gpu = target.has_feature("webgpu")
+    device = codegen.device_code(module)
+    if gpu:
+        _check_gpu_variant(module, device, target)
+    js_module = JsModule(f"create_{function}", (function, "malloc", "free"), ("HEAPU8",),
+                         es6=True)
+    # ENVIRONMENT=web: Emscripten 3.1.6's Node branch needs require() and __dirname, which an
+    # ES module lacks; runtime_js reads the .wasm itself (fs in Node, fetch in browsers).
+    # GPU variants: runtime_js answers the webhal_gpu_* imports, and reads the outputs back
+    # after the entry returns, so neither webgpu.h nor ASYNCIFY is linked.
+    emscripten = find_emscripten()
+    flags = emcc_flags(target, emscripten.capabilities, environment=["web"], module=js_module,
+                       gpu_bindings=False) + ["-sFILESYSTEM=0"]
+    library = package_data.folder("runtime_js") / "library_webhal_gpu.js"
+    arguments = [_argument(a) for a in entry_arguments(module)]
+    key = _variant_key(module, device, arguments, flags, emscripten,
+                       library.read_text(encoding="utf-8") if gpu else "")
+    cached = os.path.join(cache, key) if cache else None
+    if cached and os.path.isdir(cached):
+        shutil.copytree(cached, folder)
+        return arguments, True
+    os.makedirs(folder)
+    compiled = codegen.compile(module, "library")
+    prefix = os.path.join(folder, function)
+    write_static_library(compiled, prefix)
+    extra = ["--js-library", str(library)] if gpu else []
+    emcc([*flags, *extra, prefix + ".a", "-o", prefix + ".mjs"])
+    if cached:  # written whole, then renamed: a cache entry is never half there
+        os.makedirs(cache, exist_ok=True)
+        partial = tempfile.mkdtemp(prefix=".partial-", dir=cache)
+        shutil.copytree(folder, partial, dirs_exist_ok=True)
+        try:
+            os.rename(partial, cached)
+        except OSError:  # another build stored it first
+            shutil.rmtree(partial)
+    return arguments, False
+
+
+def _variant_key(module, device, arguments, flags, emscripten, library: str) -> str:
+    """What a variant's files depend on: webhal's own code, the lowered host statement, the
+    device code, the arguments, the target, emcc's version and flags, the JS library."""
+    h = hashlib.sha256()
+    parts = [_webhal_source_digest(), str(module.target), module.name,
+             stmt_to_string(module.body), json.dumps({k.value: v for k, v in device.items()}),
+             json.dumps(arguments), " ".join(flags), str(emscripten.version), library]
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+@functools.cache
+def _webhal_source_digest() -> str:
+    """A digest of webhal's Python sources: a changed compiler never reuses old builds."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def default_cache_dir() -> str:
+    """$WEBHAL_CACHE_DIR, else $XDG_CACHE_HOME/webhal, else ~/.cache/webhal; npm/ in it."""
+    base = os.environ.get("WEBHAL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "webhal")
+    return os.path.join(base, "npm")
+
+
+def _check_gpu_variant(module, device: dict, target: Target) -> None:
+    """A GPU variant needs kernels, and host code that reads nothing a kernel wrote before
+    the pipeline ends (its outputs are read back after the entry returns)."""
+    if DeviceAPI.WebGPU not in device:
+        raise CompileError(f"target {target}: the generator schedules nothing on the GPU "
+                           "(use gpu_tile or gpu_blocks when self.target() has webgpu), so a "
+                           "webgpu variant would be the CPU one")
+    _, manifest = device[DeviceAPI.WebGPU]
+    written = {b["id"]: b["name"] for b in manifest["buffers"] if not b["read_only"]}
+    outputs = {f.name for f in module.outputs}
+    readbacks: dict[int, int] = {}
+    for node in walk(module.body):
+        if isinstance(node, ir.Call) and node.name == "webhal_gpu_copy_to_host":
+            bid = ops.as_const(node.args[0])
+            readbacks[bid] = readbacks.get(bid, 0) + 1
+    early = sorted(written[b] for b, n in readbacks.items()
+                   if b in written and (written[b] not in outputs or n > 1))
+    if early:
+        raise CompileError(f"target {target}: the host code reads {', '.join(early)} after a "
+                           "kernel wrote it and before the pipeline ends; npm packages read GPU "
+                           "results back only at the end: schedule the stages that read it on "
+                           "the GPU too")
+
+
+def _argument(a) -> dict:
+    t = a.type
+    type_name = "bool" if t.is_bool() else str(t)
+    if type_name not in _TS_ARRAYS:
+        raise CompileError(f"argument {a.name} has type {type_name}, which JavaScript cannot "
+                           "pass to wasm here (64-bit and float16 values are not supported in "
+                           "npm packages yet)")
+    return {"name": a.name, "kind": "buffer" if a.is_buffer else "scalar", "type": type_name,
+            "dimensions": a.dimensions, "output": a.is_output}
+
+
+def _write_package(staging: str, package: str, version: str, generator: str, params: dict,
+                   function: str, arguments: list[dict], variants: list[Variant]) -> dict:
+    runtime = os.path.join(staging, "runtime")
+    os.makedirs(runtime)
+    source = package_data.folder("runtime_js")
+    for f in _RUNTIME_FILES:
+        with open(os.path.join(runtime, f), "w", encoding="utf-8") as out:
+            out.write((source / f).read_text(encoding="utf-8"))
+    inputs = [_described(a) for a in arguments if not a["output"]]
+    outputs = [_described(a) for a in arguments if a["output"]]
+    variant_data = [{"name": v.name, "target": str(v.target), "js": v.js, "wasm": v.wasm,
+                     "features": sorted(f for f in ("wasm_simd128", "wasm_threads",
+                                                    "wasm_mvponly", "webgpu")
+                                        if v.target.has_feature(f))}
+                    for v in variants]
+    for v in variant_data:
+        if "webgpu" in v["features"]:
+            v["wgsl"] = v["wasm"].removesuffix(".wasm") + ".wgsl"
+            v["manifest"] = v["wgsl"] + ".json"
+    shape = f"{{ shape: {outputs[0]['shape']} }}" if len(outputs) == 1 else \
+        "{ " + ", ".join(f"{a['name']}: {{ shape: {a['shape']} }}" for a in outputs) + " }"
+    settings = dict(package=package, generator=generator, function=function,
+                    arguments=arguments, inputs=inputs, outputs=outputs, variants=variant_data,
+                    params=", ".join(f"{k}={v}" for k, v in sorted(params.items())),
+                    output_example=shape)
+    env = environment()
+    for template, out in (("npm_index.js.j2", "index.js"), ("npm_index.d.ts.j2", "index.d.ts"),
+                          ("npm_README.md.j2", "README.md")):
+        with open(os.path.join(staging, out), "w", encoding="utf-8") as f:
+            f.write(env.get_template(template).render(**settings))
+    manifest = {
+        "name": package,
+        "version": version,
+        "description": f"The webhal pipeline {generator}, compiled to WebAssembly",
+        "type": "module",
+        "main": "./index.js",
+        "types": "./index.d.ts",
+        "exports": {".": {"types": "./index.d.ts", "default": "./index.js"},
+                    "./package.json": "./package.json"},
+        "files": ["index.js", "index.d.ts", "README.md", "runtime/", *sorted({v.name + "/"
+                                                                           for v in variants})],
+        "sideEffects": False,
+        "engines": {"node": ">=18"},
+        "webhal": {"generator": generator, "params": {k: str(v) for k, v in params.items()},
+                   "variants": {v["name"]: v["target"] for v in variant_data}},
+    }
+    with open(os.path.join(staging, "package.json"), "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, indent=2) + "\n")
+    return {"name": package, "function": function, "arguments": arguments,
+            "variants": variant_data}
+
+
+def _described(a: dict) -> dict:
+    array = _TS_ARRAYS[a["type"]]
+    extents = ["w", "h", "c", "d"][:a["dimensions"]] + [f"e{i}" for i in range(4, a["dimensions"])]
+    shape = f"[{', '.join(extents)}]"
+    count = " * ".join(extents) or "1"
+    if a["kind"] == "scalar":
+        ts = "boolean" if a["type"] == "bool" else "number"
+        doc = f"{a['type']} scalar"
+        example = "true" if a["type"] == "bool" else "1"
+    else:
+        ts = f"Buffer<{array}>"
+        plural = "" if a["dimensions"] == 1 else "s"
+        doc = f"{a['type']} buffer of {a['dimensions']} dimension{plural} ({array}, x first)"
+        example = f"{{ data: new {array}({count}), shape: {shape} }}"
+    return {**a, "ts": ts, "array": array, "doc": doc, "example": example, "shape": shape}
