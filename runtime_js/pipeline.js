@@ -24,7 +24,9 @@ export function unsupported(variant) {
 
 async function readBytes(url) {
   if (url.protocol === 'file:') {
-    const fs = await import(/* @vite-ignore */ 'node:fs/promises');
+    // Node only; a name bundlers do not try to resolve for browsers.
+    const name = 'node:fs/promises';
+    const fs = await import(/* @vite-ignore */ name);
     return fs.readFile(url);
   }
   const response = await fetch(url);
@@ -78,13 +80,13 @@ export async function create(meta, opts = {}) {
         continue;
       }
     }
-    return load(meta, variant, gpu);
+    return load(meta, variant, gpu, gpu && (() => prepareGpu(meta, variant, opts)));
   }
   if (opts.variant !== undefined) throw new Error(`${where}: variant ${reasons[0]}`);
   throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
 }
 
-async function load(meta, variant, gpu) {
+async function load(meta, variant, gpu, reprepare) {
   const [factory, wasmBinary] = await Promise.all([variant.load(), readBytes(variant.wasm)]);
   const messages = [];
   const module = await factory.default({
@@ -94,13 +96,14 @@ async function load(meta, variant, gpu) {
     printErr: (text) => messages.push(text),
   });
   if (gpu) gpu.heap = () => module.HEAPU8;
-  return new Pipeline(meta, variant, module, messages, gpu);
+  return new Pipeline(meta, variant, module, messages, gpu, reprepare);
 }
 
 class Pipeline {
-  constructor(meta, variant, module, messages, gpu) {
+  constructor(meta, variant, module, messages, gpu, reprepare) {
     this.meta = meta;
     this._gpu = gpu;
+    this._reprepare = reprepare;
     this._last = Promise.resolve();
     this.variant = variant.name;
     this.target = variant.target;
@@ -124,9 +127,15 @@ class Pipeline {
     return result;
   }
 
+  /** The GPUDevice a GPU variant runs on (null for the wasm variants). */
+  get device() {
+    return this._gpu?.device ?? null;
+  }
+
   async _run(inputs, outputs) {
     const where = `${this.meta.name}.run`;
     const values = this._check(where, inputs, outputs);
+    if (this._gpu?.lost) await this._recover(where);
     const m = this._module;
     const allocations = [];
     const alloc = (bytes, what) => {
@@ -173,6 +182,20 @@ class Pipeline {
     } finally {
       for (const at of allocations) m._free(at);
     }
+  }
+
+  // A lost device: one this runtime asked for is asked for again (the call that saw the loss
+  // failed, naming it); a device the user handed in cannot be replaced here.
+  async _recover(where) {
+    const lost = this._gpu.lost;
+    if (this._gpu.userDevice || !this._reprepare) {
+      throw new Error(`${where}: the GPUDevice passed to create() was lost (${lost}); create() `
+        + 'the pipeline again with a new device');
+    }
+    const gpu = await this._reprepare();
+    gpu.heap = () => this._module.HEAPU8;
+    this._module.webhalGpu = gpu;
+    this._gpu = gpu;
   }
 
   _check(where, inputs, outputs) {

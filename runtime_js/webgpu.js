@@ -23,6 +23,7 @@ export async function requestDevice(opts, features) {
   if (opts.device) {
     const missing = features.filter((f) => !opts.device.features.has(f));
     if (missing.length) throw new WebGPUError(`the device lacks the WebGPU feature ${missing[0]}`);
+    userDevices.add(opts.device);
     return opts.device;
   }
   const gpu = opts.gpu ?? globalThis.navigator?.gpu ?? await nodeBindings();
@@ -53,12 +54,14 @@ export async function requestDevice(opts, features) {
 }
 
 const keepAlive = new WeakMap();
+const userDevices = new WeakSet();  // devices handed in, which this runtime must not replace
 
 // In Node, HL_WEBGPU_NODE_BINDINGS names a dawn.node to load (as in Halide's WebGPU runtime).
 async function nodeBindings() {
   const path = globalThis.process?.env?.HL_WEBGPU_NODE_BINDINGS;
   if (!path) return null;
-  const { createRequire } = await import(/* @vite-ignore */ 'node:module');
+  const name = 'node:module';  // Node only; a name bundlers do not try to resolve
+  const { createRequire } = await import(/* @vite-ignore */ name);
   try {
     return createRequire(import.meta.url)(path).create([]);
   } catch (e) {
@@ -129,6 +132,7 @@ export class WebGPURuntime {
     this.error = null;
     this.heap = null;           // () => the wasm memory's current Uint8Array
     this.lost = null;
+    this.userDevice = userDevices.has(device);
     device.lost?.then((info) => { this.lost = info.message || info.reason || 'lost'; });
   }
 

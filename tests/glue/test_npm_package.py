@@ -67,7 +67,7 @@ def packages(tmp_path_factory, emscripten, node):
     root = tmp_path_factory.mktemp("npm")
     built = {}
     for name in ("brighten", "blur_edges", "stats", "My Blur's <v2>", "brighten_gpu",
-                 "blur_gpu"):
+                 "blur_gpu", "mixed_gpu"):
         directory = root / npm_name(name)
         targets = [*GPU_TARGETS, *TARGETS] if name.endswith("_gpu") else TARGETS
         built[name] = (directory, build.build(str(GENERATORS), name, str(directory), targets,
@@ -151,6 +151,46 @@ def test_webgpu_variant_on_dawn_and_its_cpu_fallbacks(packages, dawn_node):
 def test_two_kernels_with_a_packed_intermediate_on_dawn(packages, dawn_node):
     image = np.random.default_rng(5).integers(0, 256, (31, 70), dtype=np.uint8)
     _check(packages, "blur_gpu", {"input": image}, {"output": [68, 29]})
+
+
+def test_a_cpu_stage_feeding_a_kernel_on_dawn(packages, dawn_node):
+    image = np.random.default_rng(7).integers(0, 256, (16, 33), dtype=np.uint8)
+    _check(packages, "mixed_gpu", {"input": image, "gain": 0.75}, {"output": [32, 16]})
+
+
+_LOST = """
+import { createRequire } from 'node:module';
+import { create } from %(index)s;
+const gpu = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]);
+const inputs = { input: { data: new Uint8Array(64 * 8).fill(50), shape: [64, 8] }, amount: 3 };
+const out = {};
+const p = await create({ gpu });
+const first = p.device;
+first.destroy();
+await first.lost;
+const again = await p.run(inputs, { shape: [64, 8] });  // a new device, asked for again
+out.recovered = [again.data[0], p.device !== first];
+const adapter = await gpu.requestAdapter();
+const mine = await adapter.requestDevice();
+const q = await create({ device: mine });
+out.mine = (await q.run(inputs, { shape: [64, 8] })).data[0];
+mine.destroy();
+await mine.lost;
+try { await q.run(inputs, { shape: [64, 8] }); out.after = 'no error'; }
+catch (e) { out.after = e.message; }
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+
+def test_a_lost_device_is_replaced_or_named(packages, dawn_node):
+    directory, _ = packages["brighten_gpu"]
+    index = json.dumps((directory / "index.js").as_uri())
+    out = json.loads(run_node_source(_LOST % {"index": index}, dawn=True).stdout)
+    assert out["recovered"] == [150, True]
+    assert out["mine"] == 150
+    assert out["after"].startswith("brighten_gpu.run: the GPUDevice passed to create() was "
+                                   "lost")
 
 
 _FALLBACK = """
@@ -313,7 +353,8 @@ console.log(JSON.stringify({ variant: p.variant, first: out.data[0] }));
 """
 
 
-def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path):
+def _installed_app(packages, tmp_path) -> pathlib.Path:
+    """A fresh npm project with the brighten package installed from its `npm pack` tarball."""
     npm = shutil.which("npm")
     if npm is None:
         runtimes.missing("npm", "not on PATH", "install Node.js with npm")
@@ -325,6 +366,11 @@ def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path)
     (app / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
     run_tool([npm, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], cwd=app,
              what="npm install of the packed package")
+    return app
+
+
+def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path):
+    app = _installed_app(packages, tmp_path)
     installed = sorted(p.name for p in (app / "node_modules" / "brighten").iterdir())
     assert installed == ["README.md", "index.d.ts", "index.js", "package.json", "runtime",
                          "scalar", "simd"]
@@ -348,3 +394,80 @@ def test_an_unchanged_generator_comes_from_the_cache(tmp_path, emscripten, capsy
     build.build(str(GENERATORS), "brighten", other, TARGETS, cache=cache,
                 params={"vector": "8"})  # another schedule: compiled anew
     assert capsys.readouterr().err.count("compiled (") == 2
+
+
+_PAGE = """<!doctype html>
+<meta charset="utf-8">
+<script type="module">
+import { create } from './%(package)s/index.js';
+const spec = %(spec)s;
+const decode = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+const encode = (bytes) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+try {
+  const results = {};
+  const adapter = await navigator.gpu?.requestAdapter();
+  if (!adapter) throw new Error('no WebGPU adapter in this browser');
+  for (const variant of spec.variants) {
+    const p = await create({ variant });
+    const inputs = { input: { data: decode(spec.input), shape: spec.shape }, ...spec.scalars };
+    const out = await p.run(inputs, { shape: spec.out });
+    results[variant] = { target: p.target, data: encode(out.data) };
+  }
+  const auto = await create();
+  window.webhalResult = { results, auto: auto.variant };
+} catch (e) {
+  window.webhalResult = { error: String(e && e.stack || e) };
+}
+</script>
+"""
+
+
+@pytest.mark.parametrize("generator, scalars", [("brighten_gpu", {"amount": 1.3}),
+                                                ("blur_gpu", {})])
+def test_every_variant_in_headless_chromium(packages, browser, generator, scalars):
+    directory, meta = packages[generator]
+    served = pathlib.Path(browser.server.directory)
+    shutil.copytree(directory, served / directory.name, dirs_exist_ok=True)
+    image = np.random.default_rng(6).integers(0, 256, (20, 70), dtype=np.uint8)
+    out = [70, 20] if generator == "brighten_gpu" else [68, 18]
+    variants = [v["name"] for v in meta["variants"]]
+    spec = {"variants": variants, "input": base64.b64encode(image.tobytes()).decode(),
+            "shape": [70, 20], "out": out, "scalars": scalars}
+    page_name = f"{generator}.html"
+    (served / page_name).write_text(_PAGE % {"package": directory.name, "spec": json.dumps(spec)})
+    page = browser.open(page_name)
+    page.wait_for_function("window.webhalResult !== undefined", timeout=120_000)
+    result = page.evaluate("window.webhalResult")
+    page.close()
+    if "no WebGPU adapter in this browser" in result.get("error", ""):
+        runtimes.missing("WebGPU in headless Chromium", "navigator.gpu gave no adapter",
+                         "Debian's chromium with SwiftShader (make setup)")
+    assert "error" not in result, result.get("error")
+    assert result["auto"] == "webgpu"  # Chromium has WebGPU (SwiftShader here)
+    want = _reference(generator, {"input": image, **scalars},
+                      {"output": out})["output"]
+    for variant in variants:
+        got = np.frombuffer(base64.b64decode(result["results"][variant]["data"]), np.uint8)
+        np.testing.assert_array_equal(got.reshape(want.shape), want, err_msg=variant)
+
+
+VITE = pathlib.Path(__file__).resolve().parents[2] / "node_modules" / "vite" / "bin" / "vite.js"
+
+
+def test_a_vite_app_bundles_the_package_with_its_wasm(packages, tmp_path, node):
+    if not VITE.is_file():
+        runtimes.missing("Vite", f"{VITE} is missing", "make setup (npm ci installs it)")
+    app = _installed_app(packages, tmp_path)
+    (app / "index.html").write_text('<!doctype html><script type="module" src="/main.js">'
+                                    "</script>\n")
+    (app / "main.js").write_text("import { create } from 'brighten';\n"
+                                 "create().then((p) => { document.title = p.variant; });\n")
+    result = run_tool([shutil.which("node"), str(VITE), "build", "--logLevel", "warn"], cwd=app,
+                      what="vite build")
+    assert "externalized" not in result.stdout + result.stderr  # nothing Node-only leaks in
+    assets = sorted(p.name for p in (app / "dist" / "assets").iterdir())
+    assert sum(name.endswith(".wasm") for name in assets) == 2, assets  # simd and scalar
+    wasm = sorted((app / "dist" / "assets").glob("*.wasm"))
+    packaged = {(packages["brighten"][0] / v / "brighten.wasm").read_bytes()
+                for v in ("simd", "scalar")}
+    assert {p.read_bytes() for p in wasm} == packaged

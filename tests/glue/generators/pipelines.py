@@ -117,3 +117,23 @@ class ReadsGpuResultOnCpu:
         g.output[x] = doubled[x] + 1.0
         xo, xi = hl.Var("xo"), hl.Var("xi")
         doubled.compute_root().gpu_tile(x, xo, xi, 16)
+
+
+@hl.generator(name="mixed_gpu")
+class MixedGpu:
+    """A CPU stage feeding a GPU one: the host writes `scaled`, a kernel reads it (float32)."""
+
+    input = hl.InputBuffer(hl.UInt(8), 2)
+    gain = hl.InputScalar(hl.Float(32))
+    output = hl.OutputBuffer(hl.Float(32), 2)
+
+    def generate(g):
+        scaled = hl.Func("scaled")
+        scaled[x, y] = hl.f32(g.input[x, y]) * g.gain
+        g.output[x, y] = scaled[x, y] + scaled[x + 1, y]
+        scaled.compute_root().vectorize(x, 8)
+        if g.target().has_gpu_feature():
+            xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+            g.output.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+        else:
+            g.output.vectorize(x, 8)
