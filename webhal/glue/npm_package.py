@@ -45,7 +45,7 @@ _TS_ARRAYS = {"bool": "Uint8Array", "int8": "Int8Array", "uint8": "Uint8Array",
 
 @dataclass(frozen=True)
 class Variant:
-    name: str      # "simd", "scalar"
+    name: str      # "webgpu", "simd", "scalar"
     target: Target
     js: str        # paths inside the package
     wasm: str
@@ -105,7 +105,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     names = [variant_name(t) for t in targets]
     if len(set(names)) != len(names):
         raise ToolchainError(f"two targets make the same variant ({', '.join(names)})",
-                             hint="give each of scalar and simd once")
+                             hint="give one target per variant (webgpu, simd, scalar)")
     function = c_identifier(generator)
     parent = os.path.dirname(os.path.abspath(directory))
     os.makedirs(parent, exist_ok=True)
