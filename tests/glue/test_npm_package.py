@@ -422,33 +422,42 @@ try {
 """
 
 
-@pytest.mark.parametrize("generator, scalars", [("brighten_gpu", {"amount": 1.3}),
-                                                ("blur_gpu", {})])
-def test_every_variant_in_headless_chromium(packages, browser, generator, scalars):
-    directory, meta = packages[generator]
-    served = pathlib.Path(browser.server.directory)
-    shutil.copytree(directory, served / directory.name, dirs_exist_ok=True)
+def test_every_variant_in_headless_chromium(packages, chromium, tmp_path):
+    # Its own browser session, not the session-wide `browser` fixture: Playwright's sync API
+    # cannot start again in this thread while that one runs (web_page and the demo start it).
+    from webhal.runners.browser import browser_session
+
     image = np.random.default_rng(6).integers(0, 256, (20, 70), dtype=np.uint8)
-    out = [70, 20] if generator == "brighten_gpu" else [68, 18]
-    variants = [v["name"] for v in meta["variants"]]
-    spec = {"variants": variants, "input": base64.b64encode(image.tobytes()).decode(),
-            "shape": [70, 20], "out": out, "scalars": scalars}
-    page_name = f"{generator}.html"
-    (served / page_name).write_text(_PAGE % {"package": directory.name, "spec": json.dumps(spec)})
-    page = browser.open(page_name)
-    page.wait_for_function("window.webhalResult !== undefined", timeout=120_000)
-    result = page.evaluate("window.webhalResult")
-    page.close()
-    if "no WebGPU adapter in this browser" in result.get("error", ""):
-        runtimes.missing("WebGPU in headless Chromium", "navigator.gpu gave no adapter",
-                         "Debian's chromium with SwiftShader (make setup)")
-    assert "error" not in result, result.get("error")
-    assert result["auto"] == "webgpu"  # Chromium has WebGPU (SwiftShader here)
-    want = _reference(generator, {"input": image, **scalars},
-                      {"output": out})["output"]
-    for variant in variants:
-        got = np.frombuffer(base64.b64decode(result["results"][variant]["data"]), np.uint8)
-        np.testing.assert_array_equal(got.reshape(want.shape), want, err_msg=variant)
+    cases = {"brighten_gpu": ({"amount": 1.3}, [70, 20]), "blur_gpu": ({}, [68, 18])}
+    for generator, (scalars, out) in cases.items():
+        directory, meta = packages[generator]
+        shutil.copytree(directory, tmp_path / directory.name)
+        variants = [v["name"] for v in meta["variants"]]
+        spec = {"variants": variants, "input": base64.b64encode(image.tobytes()).decode(),
+                "shape": [70, 20], "out": out, "scalars": scalars}
+        (tmp_path / f"{generator}.html").write_text(
+            _PAGE % {"package": directory.name, "spec": json.dumps(spec)})
+    with browser_session(tmp_path) as session:
+        results = {}
+        for generator in cases:
+            page = session.open(f"{generator}.html")
+            page.wait_for_function("window.webhalResult !== undefined", timeout=120_000)
+            results[generator] = page.evaluate("window.webhalResult")
+            page.close()
+    for generator, (scalars, out) in cases.items():
+        result = results[generator]
+        if "no WebGPU adapter in this browser" in result.get("error", ""):
+            runtimes.missing("WebGPU in headless Chromium", "navigator.gpu gave no adapter",
+                             "Debian's chromium with SwiftShader (make setup)")
+        assert "error" not in result, result.get("error")
+        assert result["auto"] == "webgpu"  # Chromium has WebGPU (SwiftShader here)
+        want = _reference(generator, {"input": image, **scalars}, {"output": out})["output"]
+        for variant in result["results"]:
+            got = np.frombuffer(base64.b64decode(result["results"][variant]["data"]), np.uint8)
+            np.testing.assert_array_equal(got.reshape(want.shape), want,
+                                          err_msg=f"{generator} {variant}")
+        assert sorted(result["results"]) == sorted(v["name"] for v in
+                                                   packages[generator][1]["variants"])
 
 
 VITE = pathlib.Path(__file__).resolve().parents[2] / "node_modules" / "vite" / "bin" / "vite.js"

@@ -1,6 +1,6 @@
 """An installed webhal stands alone: `pip install .` (not editable) into a fresh venv outside the
 repository, then, from a directory outside it too, the installed package builds the demo's web
-page with its own templates and demo sources.
+page with its own templates and demo sources, and an npm package of the demo's generator.
 
 Offline: the wheel is built with the setuptools of the test's own environment
 (--no-build-isolation), and the fresh venv borrows the test environment's dependencies through a
@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from webhal.runners.node import run_node_source
 from webhal.testing.runtimes import missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,3 +106,21 @@ def test_wheel_builds_the_demo_page_outside_the_repository(tmp_path, llvm_wasm, 
 
     help_text = _run([venv / "bin" / "webhal", "--help"], env=env, cwd=work).stdout
     assert "demo" in help_text
+
+    # An npm package of the demo's generator, from the installed package data alone (the
+    # templates, runtime_js/ and its emcc library), with a WebGPU variant.
+    package = work / "blur-package"
+    _run([venv / "bin" / "webhal", "build", str(installed / "demos" / "blur" / "blur.py"),
+          "-g", "blur", "-o", str(package), "--quiet",
+          "--target", "wasm-32-wasmrt-wasm_simd128-webgpu,wasm-32-wasmrt"],
+         env={**env, "WEBHAL_CACHE_DIR": str(tmp_path / "cache")}, cwd=work)
+    assert sorted(p.name for p in (package / "runtime").iterdir()) == \
+        ["abi.js", "buffers.js", "pipeline.js", "webgpu.js"]
+    assert (package / "webgpu" / "blur.wgsl").is_file()
+    index = json.dumps((package / "index.js").as_uri())
+    script = (f"import {{ create }} from {index};\n"
+              "const p = await create({ variant: 'scalar' });\n"
+              "const out = await p.run({ input: { data: new Uint8Array(18 * 10).fill(9), "
+              "shape: [18, 10] } }, { shape: [16, 8] });\n"
+              "console.log(JSON.stringify([p.target, out.data[0]]));\n")
+    assert json.loads(run_node_source(script).stdout) == ["wasm-32-wasmrt", 9]

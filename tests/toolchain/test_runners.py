@@ -45,3 +45,15 @@ def test_browser_page_is_isolated_and_has_webgpu(browser):
     arch = page.evaluate("navigator.gpu.requestAdapter().then(a => a && a.info.architecture)")
     assert arch == "swiftshader"
     page.close()
+
+
+def test_a_browser_session_inside_another_shares_its_driver(chromium, tmp_path):
+    # Playwright's sync API cannot start twice in one thread: a page built while the
+    # session-wide `browser` fixture runs must reuse its driver.
+    from webhal.runners.browser import browser_session
+
+    (tmp_path / "a.html").write_text("<title>inner</title>")
+    with browser_session(tmp_path) as outer:
+        with browser_session(tmp_path) as inner:
+            assert inner.open("a.html").title() == "inner"
+        assert outer.open("a.html").title() == "inner"  # the outer one still works

@@ -121,6 +121,25 @@ class BrowserSession:
         return page
 
 
+# The Playwright driver this thread runs, shared by nested sessions: its sync API cannot start
+# a second time in a thread while one runs (a session-wide test fixture, a page build inside).
+_drivers = threading.local()
+
+
+@contextmanager
+def _playwright(sync_playwright) -> Iterator[Any]:
+    running = getattr(_drivers, "running", None)
+    if running is not None:
+        yield running
+        return
+    with sync_playwright() as playwright:
+        _drivers.running = playwright
+        try:
+            yield playwright
+        finally:
+            _drivers.running = None
+
+
 @contextmanager
 def browser_session(directory: str | os.PathLike, *, extra_args: Sequence[str] = (),
                     timeout_s: float = 60) -> Iterator[BrowserSession]:
@@ -134,7 +153,7 @@ def browser_session(directory: str | os.PathLike, *, extra_args: Sequence[str] =
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    with StaticServer(directory) as server, sync_playwright() as playwright:
+    with StaticServer(directory) as server, _playwright(sync_playwright) as playwright:
         try:
             browser = playwright.chromium.launch(
                 executable_path=chromium.path, headless=True,
