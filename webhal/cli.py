@@ -1,4 +1,4 @@
-"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`, `webhal build`."""
+"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`, `webhal build`, `webhal serve`."""
 
 from __future__ import annotations
 
@@ -23,6 +23,27 @@ def _build(args: argparse.Namespace) -> int:
     from webhal import build
 
     return build.main(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from webhal.errors import ToolchainError
+    from webhal.runners.browser import StaticServer
+
+    try:
+        server = StaticServer(args.directory, port=args.port, host=args.host)
+    except ToolchainError as e:
+        print(f"webhal serve: {e}", file=sys.stderr)
+        return 1
+    with server:
+        print(f"serving {args.directory} at {server.url}/ (cross-origin isolated; Ctrl-C stops)",
+              flush=True)
+        if args.host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"note: {args.host} is reachable from other machines", file=sys.stderr)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("params", nargs="*", metavar="name=value",
                        help="GeneratorParams, as Halide's generator command line takes them")
     build.set_defaults(handler=_build)
+
+    serve = commands.add_parser(
+        "serve", help="serve a folder (a built package, a page) to a browser, with the headers "
+                      "wasm threads need")
+    serve.add_argument("directory")
+    serve.add_argument("--port", type=int, default=8000, help="default: %(default)s; 0 picks one")
+    serve.add_argument("--host", default="127.0.0.1", help="default: %(default)s (this machine)")
+    serve.set_defaults(handler=_serve)
     return parser
 
 

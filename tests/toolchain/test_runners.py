@@ -1,5 +1,9 @@
 """The reusable runners: local static server, Node (with dawn.node), headless Chromium."""
 
+import http.client
+import signal
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -57,3 +61,53 @@ def test_a_browser_session_inside_another_shares_its_driver(chromium, tmp_path):
         with browser_session(tmp_path) as inner:
             assert inner.open("a.html").title() == "inner"
         assert outer.open("a.html").title() == "inner"  # the outer one still works
+
+
+def _get(server, path: str) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", path)  # sent as written: no client-side normalization
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def test_static_server_serves_nothing_outside_its_folder(tmp_path):
+    served, outside = tmp_path / "served", tmp_path / "outside"
+    served.mkdir()
+    outside.mkdir()
+    (tmp_path / "secret.txt").write_text("secret")
+    (outside / "x.txt").write_text("secret")
+    (served / "a.txt").write_text("public")
+    (served / "inner").mkdir()
+    (served / "inner" / "b.txt").write_text("public too")
+    (served / "to_secret").symlink_to(tmp_path / "secret.txt")
+    (served / "to_outside").symlink_to(outside)
+    (served / "to_inner").symlink_to(served / "inner")  # a link that stays inside is fine
+    with StaticServer(served) as server:
+        assert _get(server, "/a.txt") == (200, b"public")
+        assert _get(server, "/to_inner/b.txt") == (200, b"public too")
+        for path in ("/to_secret", "/to_outside/x.txt"):
+            assert _get(server, path)[0] == 403, path
+        for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/inner/../../secret.txt",
+                     "//" + str(tmp_path / "secret.txt"), "/%2E%2E%2Fsecret.txt"):
+            status, body = _get(server, path)
+            assert status == 404 and b"secret" not in body, path
+
+
+def test_webhal_serve_command(tmp_path):
+    (tmp_path / "index.html").write_text("<title>served</title>")
+    webhal = Path(sys.executable).parent / "webhal"
+    process = subprocess.Popen([str(webhal), "serve", str(tmp_path), "--port", "0"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        url = line.split(" at ")[1].split("/ ")[0]
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url + "/index.html", timeout=10) as response:
+            assert response.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+            assert b"served" in response.read()
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    missing = subprocess.run([str(webhal), "serve", str(tmp_path / "nope")], text=True,
+                             capture_output=True)
+    assert missing.returncode == 1 and "not a folder" in missing.stderr

@@ -56,6 +56,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     extra_headers: Mapping[str, str] = ISOLATION_HEADERS
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
+    def send_head(self):
+        # translate_path already drops `..` (also when percent-encoded) and absolute parts;
+        # what it cannot see is a symbolic link inside the folder that points out of it.
+        root = os.path.realpath(self.directory)
+        real = os.path.realpath(self.translate_path(self.path))
+        if os.path.commonpath([root, real]) != root:
+            self.send_error(403, "outside the served folder")
+            return None
+        return super().send_head()
+
     def end_headers(self) -> None:
         for name, value in self.extra_headers.items():
             self.send_header(name, value)
@@ -66,17 +76,26 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class StaticServer:
-    """A threaded HTTP server for one directory on 127.0.0.1 (ephemeral port by default).
+    """A threaded HTTP server for one directory, on 127.0.0.1 unless `host` says otherwise
+    (ephemeral port by default). Nothing outside the directory is served: `..`, encoded or
+    not, and absolute paths stay inside it, and a symbolic link that leads out is refused (403).
 
-    Use as a context manager; `url` is "http://127.0.0.1:<port>". Every response carries
+    Use as a context manager; `url` is "http://<host>:<port>". Every response carries
     `headers` (default: COOP/COEP/CORP and no-store)."""
 
-    def __init__(self, directory: str | os.PathLike, *, port: int = 0,
+    def __init__(self, directory: str | os.PathLike, *, port: int = 0, host: str = "127.0.0.1",
                  headers: Mapping[str, str] = ISOLATION_HEADERS):
         handler_class = type("Handler", (_Handler,), {"extra_headers": dict(headers)})
         self.directory = os.fspath(directory)
+        if not os.path.isdir(self.directory):
+            raise ToolchainError(f"cannot serve {self.directory}: not a folder")
+        self.host = host
         handler = functools.partial(handler_class, directory=self.directory)
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        try:
+            self._server = http.server.ThreadingHTTPServer((host, port), handler)
+        except OSError as exc:
+            raise ToolchainError(f"cannot serve on {host}:{port}: {exc.strerror}",
+                                 hint="choose another --port, or stop what uses it") from None
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         name="webhal-static-server", daemon=True)
         self._thread.start()
@@ -87,7 +106,11 @@ class StaticServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
+
+    def serve_forever(self) -> None:
+        """Block until interrupted (the `webhal serve` command)."""
+        self._thread.join()
 
     def close(self) -> None:
         self._server.shutdown()
