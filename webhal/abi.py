@@ -183,12 +183,18 @@ def string_parameters(function: str) -> tuple[int, ...]:
 # The messages: one text on every target, and the reference evaluator's too.
 BOUNDARY_HINT = ("; pass a larger buffer or read it through a boundary condition "
                  "(hl.BoundaryConditions.repeat_edge)")
+# An output is written beyond its buffer when it is smaller than a split or vector factor of its
+# schedule (the last tile shifts inwards, past the start), or an update writes beyond it.
+OUTPUT_HINT = ("; the schedule writes that far: realize a larger output (at least each split "
+               "and vector factor, and all its update definitions write), or split with "
+               "hl.TailStrategy.GuardWithIf")
 
 
 def out_of_bounds(what: str, dim: int, min_touched: int, max_touched: int, min_valid: int,
                   max_valid: int) -> str:
     """`what` is e.g. "Input buffer input"."""
-    hint = BOUNDARY_HINT if what.startswith("Input") else ""
+    hint = BOUNDARY_HINT if what.startswith("Input") else \
+        OUTPUT_HINT if what.startswith("Output") else ""
     if min_touched < min_valid:
         return (f"{what} is accessed at {min_touched}, which is before the min ({min_valid}) "
                 f"in dimension {dim}{hint}")
