@@ -39,13 +39,7 @@ export async function requestDevice(opts, features) {
     throw new WebGPUError(`the adapter lacks the WebGPU feature ${missing.join(', ')} that this `
       + 'pipeline\'s kernels use');
   }
-  // As much as the adapter allows of what kernels need.
-  const requiredLimits = {};
-  for (const name of ['maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
-    'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ', 'maxComputeWorkgroupStorageSize',
-    'maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize']) {
-    requiredLimits[name] = adapter.limits[name];
-  }
+  const requiredLimits = Object.fromEntries(COMPUTE_LIMITS.map((l) => [l, adapter.limits[l]]));
   const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
   // dawn.node frees its instance when the GPU object is collected, under devices still in
   // use (a crash): the device keeps what it came from alive.
@@ -69,9 +63,15 @@ async function nodeBindings() {
   }
 }
 
-function checkLimits(device, kernel) {
+// The limits kernels need, asked for as high as the adapter has them.
+export const COMPUTE_LIMITS = Object.freeze(['maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage',
+  'maxStorageBufferBindingSize', 'maxBufferSize']);
+
+/** Why a kernel of the manifest exceeds `limits` (a device's), or null. */
+export function checkLimits(limits, kernel) {
   const [x, y, z] = kernel.workgroup_size;
-  const limits = device.limits;
   if (x * y * z > limits.maxComputeInvocationsPerWorkgroup) {
     return `kernel ${kernel.name} has ${x}x${y}x${z} = ${x * y * z} invocations per workgroup, `
       + `more than this device's maxComputeInvocationsPerWorkgroup (${limits.maxComputeInvocationsPerWorkgroup}); `
@@ -91,7 +91,7 @@ export class WebGPURuntime {
   /** Compile `wgsl` with its manifest on `device`; rejects with the WGSL lines at fault. */
   static async create(device, wgsl, manifest, outputs) {
     for (const k of manifest.kernels) {
-      const why = checkLimits(device, k);
+      const why = checkLimits(device.limits, k);
       if (why) throw new WebGPUError(why);
     }
     device.pushErrorScope('validation');

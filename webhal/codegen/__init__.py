@@ -77,14 +77,17 @@ def device_code(module: Module) -> dict[DeviceAPI, tuple[str, dict]]:
     return out
 
 
-def compile(module: Module, purpose: str = "library") -> Compiled:  # noqa: A001 (Halide's word)
-    """Compile a lowered module for `purpose` (see runtime_parts)."""
+def compile(module: Module, purpose: str = "library",  # noqa: A001 (Halide's word)
+            device: dict[DeviceAPI, tuple[str, dict]] | None = None) -> Compiled:
+    """Compile a lowered module for `purpose` (see runtime_parts); `device` is the module's
+    device_code() when the caller has made it already."""
     parts = runtime_parts(module, purpose)
     ll_module, arguments = build_module(module)
     ref = compile_module(ll_module, module.target, jit=purpose == "jit")
     if parts:
         ref.link_in(binding.parse_assembly(str(runtime_module(module.target, parts))))
-    return Compiled(module, ref, tuple(arguments), device_code(module))
+    return Compiled(module, ref, tuple(arguments),
+                    device if device is not None else device_code(module))
 
 
 def _dump(name: str, source: str) -> None:

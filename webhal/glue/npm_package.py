@@ -165,7 +165,7 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
         shutil.copytree(cached, folder)
         return arguments, True
     os.makedirs(folder)
-    compiled = codegen.compile(module, "library")
+    compiled = codegen.compile(module, "library", device)
     prefix = os.path.join(folder, function)
     write_static_library(compiled, prefix)
     extra = ["--js-library", str(library)] if gpu else []

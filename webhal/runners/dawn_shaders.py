@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import queue
 import subprocess
 import tempfile
@@ -19,13 +20,14 @@ import threading
 from dataclasses import dataclass
 
 from webhal.errors import ToolchainError
+from webhal.glue import package_data
 from webhal.runners.node import node_env
 from webhal.toolchain.hosts import find_node
 from webhal.toolchain.webgpu import DAWN_NODE_HINT
 
-# One JSON request per line ({"code", "kernels": [{"name", "size", "constants"}], "features"}),
-# one JSON reply per line ({"errors": [...], "unsupported": [...]}: features the adapter lacks
-# and kernels beyond its limits, which are valid WGSL that this adapter cannot run).
+# One JSON request per line ({"code", "kernels": [{"name", "workgroup_size", "constants"}],
+# "features"}), one JSON reply per line ({"errors": [...], "unsupported": [...]}: features the
+# adapter lacks and kernels beyond its limits, which are valid WGSL it cannot run).
 # Each request gets a device of its own, destroyed after it: dawn.node 0.x on SwiftShader
 # crashes or hangs when one device compiles pipelines of several modules in a row, and its
 # createComputePipelineAsync crashes outright, so pipelines are created synchronously.
@@ -36,35 +38,15 @@ const require = createRequire(import.meta.url);
 const { create, globals } = require(process.env.HL_WEBGPU_NODE_BINDINGS);
 Object.assign(globalThis, globals);
 const gpu = create([]);
-
-// The compute limits a runtime asks for: as much as the adapter has.
-const LIMITS = ['maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ', 'maxComputeWorkgroupStorageSize',
-  'maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize'];
-
-function beyondLimits(limits, k) {
-  const [x, y, z] = k.size;
-  const out = [];
-  if (x * y * z > limits.maxComputeInvocationsPerWorkgroup) {
-    out.push(`kernel ${k.name}: a workgroup of ${x}x${y}x${z} = ${x * y * z} invocations `
-      + `(maxComputeInvocationsPerWorkgroup ${limits.maxComputeInvocationsPerWorkgroup})`);
-  }
-  ['X', 'Y', 'Z'].forEach((axis, i) => {
-    const most = limits[`maxComputeWorkgroupSize${axis}`];
-    if (k.size[i] > most) {
-      out.push(`kernel ${k.name}: ${axis} size ${k.size[i]} `
-        + `(maxComputeWorkgroupSize${axis} ${most})`);
-    }
-  });
-  return out;
-}
+// The limits and their check are the JavaScript runtime's own (runtime_js/webgpu.js).
+const { COMPUTE_LIMITS, checkLimits } = await import(process.argv[2]);
 
 async function check(req) {
   const adapter = await gpu.requestAdapter();
   if (!adapter) return { fatal: 'dawn.node offered no adapter' };
   const unsupported = req.features.filter((f) => !adapter.features.has(f));
   if (unsupported.length) return { errors: [], unsupported };
-  const requiredLimits = Object.fromEntries(LIMITS.map((l) => [l, adapter.limits[l]]));
+  const requiredLimits = Object.fromEntries(COMPUTE_LIMITS.map((l) => [l, adapter.limits[l]]));
   const device = await adapter.requestDevice({ requiredFeatures: req.features, requiredLimits });
   try {
     return await compile(device, req);
@@ -86,9 +68,11 @@ async function compile(device, req) {
   if (errors.length) return { errors };
   const unsupported = [];
   for (const k of req.kernels) {
-    const beyond = beyondLimits(device.limits, k);
-    unsupported.push(...beyond);
-    if (beyond.length) continue;
+    const beyond = checkLimits(device.limits, k);
+    if (beyond) {
+      unsupported.push(beyond);
+      continue;
+    }
     device.pushErrorScope('validation');
     device.createComputePipeline({ layout: 'auto',
       compute: { module, entryPoint: k.name, constants: k.constants } });
@@ -145,7 +129,10 @@ class DawnShaderChecker:
         self._proc: subprocess.Popen | None = None
 
     def _start(self) -> None:
-        self._proc = subprocess.Popen([find_node().path, self._script], stdin=subprocess.PIPE,
+        runtime = (package_data.folder("runtime_js") / "webgpu.js")
+        self._proc = subprocess.Popen([find_node().path, self._script,
+                                       pathlib.Path(str(runtime)).resolve().as_uri()],
+                                      stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, env=self._env, cwd=self._dir.name)
         # Replies are read on a thread, so that a hung process costs a timeout, not the run.
@@ -155,7 +142,7 @@ class DawnShaderChecker:
 
     def check(self, code: str, manifest: dict) -> Verdict:
         """Dawn's verdict on a WGSL module and its binding manifest."""
-        kernels = [{"name": k["name"], "size": k["workgroup_size"],
+        kernels = [{"name": k["name"], "workgroup_size": k["workgroup_size"],
                     "constants": dict(zip(k["overrides"], k["workgroup_size"]))}
                    for k in manifest.get("kernels", [])]
         request = json.dumps({"code": code, "kernels": kernels,
