@@ -74,12 +74,12 @@ export function checkScalar(where, arg, value) {
 
 // halide_buffer_t and its dimensions in wasm memory, over `host` (a wasm address); dense,
 // x innermost. Returns the struct's address; free it with module._free.
-export function writeBuffer(module, arg, shape, host, hostDirty) {
+export function writeBuffer(module, arg, shape, host, hostDirty, heap = () => module.HEAPU8) {
   const dims = shape.length;
   const bytes = HALIDE_BUFFER_T.size + HALIDE_DIMENSION_T.size * dims;
   const at = module._malloc(bytes);
   if (!at) throw new RangeError(`webhal: out of wasm memory for ${arg.name}`);
-  const view = new DataView(module.HEAPU8.buffer, at, bytes);
+  const view = new DataView(heap().buffer, at, bytes);
   for (let i = 0; i < bytes; i += 4) view.setUint32(i, 0, true);
   const { code, bits } = parseType(arg.type);
   const dimAt = at + HALIDE_BUFFER_T.size;

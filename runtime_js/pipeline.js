@@ -5,7 +5,7 @@
 
 import { ERROR_CODE } from './abi.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
-import { WebGPURuntime, requestDevice } from './webgpu.js';
+import { BUFFER_USAGE, WebGPURuntime, isGpuBuffer, requestDevice } from './webgpu.js';
 
 // The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
@@ -18,6 +18,14 @@ export function unsupported(variant) {
   if (typeof WebAssembly !== 'object') return 'this JavaScript engine has no WebAssembly';
   if (variant.features.includes('wasm_simd128') && !WebAssembly.validate(SIMD_PROBE)) {
     return 'this engine has no WebAssembly SIMD';
+  }
+  if (variant.features.includes('wasm_threads')) {
+    if (globalThis.crossOriginIsolated === false) {
+      return 'the page is not crossOriginIsolated, so it has no SharedArrayBuffer (serve it '
+        + 'with the headers Cross-Origin-Opener-Policy: same-origin and '
+        + 'Cross-Origin-Embedder-Policy: require-corp, as `webhal serve` does)';
+    }
+    if (typeof SharedArrayBuffer !== 'function') return 'this engine has no SharedArrayBuffer';
   }
   return null;
 }
@@ -68,6 +76,9 @@ export async function create(meta, opts = {}) {
     const why = unsupported(variant);
     if (why) {
       reasons.push(`${variant.name}: ${why}`);
+      if (variant.features.includes('wasm_threads') && opts.variant === undefined) {
+        console.warn(`${where}: not using the ${variant.name} variant: ${why}`);
+      }
       continue;
     }
     let gpu = null;
@@ -86,17 +97,45 @@ export async function create(meta, opts = {}) {
   throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
 }
 
+// What Emscripten's Node code needs and an ES module lacks (see templates/emcc_pre.js.j2).
+async function nodeGlobals(url) {
+  if (url.protocol !== 'file:') return {};
+  const [moduleName, pathName, urlName] = ['node:module', 'node:path', 'node:url'];
+  const [{ createRequire }, path, { fileURLToPath }] = await Promise.all([
+    import(/* @vite-ignore */ moduleName), import(/* @vite-ignore */ pathName),
+    import(/* @vite-ignore */ urlName)]);
+  return { webhalRequire: createRequire(url), webhalDirname: path.dirname(fileURLToPath(url)) };
+}
+
 async function load(meta, variant, gpu, reprepare) {
-  const [factory, wasmBinary] = await Promise.all([variant.load(), readBytes(variant.wasm)]);
+  const [factory, wasmBinary, node] = await Promise.all([variant.load(), readBytes(variant.wasm),
+    variant.features.includes('wasm_threads') ? nodeGlobals(variant.wasm) : {}]);
   const messages = [];
   const module = await factory.default({
+    ...node,
     wasmBinary,
     webhalGpu: gpu,
     print: (text) => console.log(text),
     printErr: (text) => messages.push(text),
   });
-  if (gpu) gpu.heap = () => module.HEAPU8;
+  if (gpu) gpu.heap = () => heap(module);
+  releaseWorkers(module);
   return new Pipeline(meta, variant, module, messages, gpu, reprepare);
+}
+
+// Node: the threads variant's workers (started with the module, or by the pipeline's thread
+// pool) must not keep the process alive once the caller is done.
+function releaseWorkers(module) {
+  const pthreads = module.PThread;
+  if (!pthreads) return;
+  for (const worker of [...pthreads.unusedWorkers, ...pthreads.runningWorkers]) worker.unref?.();
+}
+
+// The wasm memory as bytes. Shared memory (threads) may have grown on a worker thread, which
+// leaves the main thread's HEAPU8 short: a view is made anew then.
+function heap(module) {
+  const buffer = module.wasmMemory?.buffer;
+  return buffer && buffer.byteLength !== module.HEAPU8.length ? new Uint8Array(buffer) : module.HEAPU8;
 }
 
 class Pipeline {
@@ -109,7 +148,8 @@ class Pipeline {
     this.target = variant.target;
     this._module = module;
     this._messages = messages;
-    this._entry = module[`_${meta.function}`];
+    this._call = module.webhalCall;  // set by webhal's --pre-js (templates/emcc_pre.js.j2)
+    this._deviceArguments = new Set(variant.deviceArguments ?? []);
     this._inputs = meta.arguments.filter((a) => !a.output);
     this._outputs = meta.arguments.filter((a) => a.output);
   }
@@ -118,6 +158,9 @@ class Pipeline {
    * Run the pipeline. `inputs` maps each input name to { data, shape } (buffers) or a number
    * (scalars); `outputs` is { shape } for a single output, or maps each output name to one.
    * Returns { data, shape }, or an object of them keyed by output name when there are several.
+   * On the webgpu variant, `data` of an input, or of an output's { shape, data }, may be a
+   * GPUBuffer of `p.device` (usage STORAGE) for arguments only kernels touch: the pipeline then
+   * reads or writes it in place, and an output's result is that GPUBuffer.
    */
   run(inputs, outputs) {
     // One call at a time: a GPU variant reads its outputs back after the entry returns, and
@@ -144,7 +187,14 @@ class Pipeline {
       allocations.push(at);
       return at;
     };
+    const bound = values.filter(([arg, value]) => arg.kind !== 'scalar' && isGpuBuffer(value.data));
+    // WebGPU reports a GPUBuffer it cannot use (another device's, say) as a validation error.
+    let scope = bound.length > 0;
     try {
+      if (scope) {
+        this._gpu.bind(new Map(bound.map(([arg, value]) => [arg.name, value.data])));
+        this._gpu.device.pushErrorScope('validation');
+      }
       const args = [];
       const results = [];
       for (const [arg, value] of values) {
@@ -153,15 +203,19 @@ class Pipeline {
           continue;
         }
         const bytes = value.count * parseType(arg.type).bytes;
+        // GPUBuffers too get host memory: halide_buffer_t needs it, though nothing reads it.
         const host = alloc(bytes, arg.name);
-        if (!arg.output) m.HEAPU8.set(new Uint8Array(value.data.buffer, value.data.byteOffset, bytes), host);
-        const struct = writeBuffer(m, arg, value.shape, host, !arg.output);
+        const onDevice = isGpuBuffer(value.data);
+        if (!arg.output && !onDevice) {
+          heap(m).set(new Uint8Array(value.data.buffer, value.data.byteOffset, bytes), host);
+        }
+        const struct = writeBuffer(m, arg, value.shape, host, !arg.output, () => heap(m));
         allocations.push(struct);
         args.push(struct);
-        if (arg.output) results.push({ arg, host, bytes, shape: value.shape });
+        if (arg.output) results.push({ arg, host, bytes, shape: value.shape, device: onDevice && value.data });
       }
       this._messages.length = 0;
-      const code = this._entry(...args);
+      const code = await this._call(args);
       if (code !== 0) {
         const said = this._gpu?.takeError()?.message
           ?? this._messages.join('\n').replace(/^Error: /, '').trim();
@@ -171,15 +225,31 @@ class Pipeline {
         throw error;
       }
       if (this._gpu) await this._gpu.finish();
+      if (scope) {
+        scope = false;
+        const error = await this._gpu.device.popErrorScope();
+        if (error) {
+          throw new Error(`${where}: WebGPU rejected the GPUBuffers passed for `
+            + `${bound.map(([arg]) => arg.name).join(', ')} (they must be buffers of p.device): `
+            + error.message);
+        }
+      }
       const out = {};
-      for (const { arg, host, bytes, shape } of results) {
+      for (const { arg, host, bytes, shape, device } of results) {
+        if (device) {
+          out[arg.name] = { data: device, shape: [...shape] };
+          continue;
+        }
         const Array_ = ARRAYS[arg.type];
         const data = new Array_(bytes / Array_.BYTES_PER_ELEMENT);
-        new Uint8Array(data.buffer).set(m.HEAPU8.subarray(host, host + bytes));
+        new Uint8Array(data.buffer).set(heap(m).subarray(host, host + bytes));
         out[arg.name] = { data, shape: [...shape] };
       }
       return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
     } finally {
+      if (scope) await this._gpu.device.popErrorScope().catch(() => {});
+      if (bound.length) this._gpu.bind(new Map());
+      releaseWorkers(m);
       for (const at of allocations) m._free(at);
     }
   }
@@ -193,7 +263,7 @@ class Pipeline {
         + 'the pipeline again with a new device');
     }
     const gpu = await this._reprepare();
-    gpu.heap = () => this._module.HEAPU8;
+    gpu.heap = () => heap(this._module);
     this._module.webhalGpu = gpu;
     this._gpu = gpu;
   }
@@ -224,7 +294,8 @@ class Pipeline {
           throw new TypeError(`${where}: missing the shape of output ${arg.name}`);
         }
         const count = checkShape(where, arg, spec.shape);
-        values.push([arg, { shape: spec.shape, count }]);
+        if (spec.data !== undefined) this._checkDeviceBuffer(where, arg, spec.data, count);
+        values.push([arg, { shape: spec.shape, count, data: spec.data }]);
       } else if (!(arg.name in inputs)) {
         throw new TypeError(`${where}: missing input ${arg.name} (${arg.kind === 'scalar'
           ? arg.type : `${arg.type} buffer of ${arg.dimensions} dimensions`})`);
@@ -232,10 +303,42 @@ class Pipeline {
         values.push([arg, checkScalar(where, arg, inputs[arg.name])]);
       } else {
         const value = inputs[arg.name];
-        const count = checkBuffer(where, arg, value);
+        let count;
+        if (isGpuBuffer(value?.data)) {
+          count = checkShape(where, arg, value.shape);
+          this._checkDeviceBuffer(where, arg, value.data, count);
+        } else {
+          count = checkBuffer(where, arg, value);
+        }
         values.push([arg, { data: value.data, shape: value.shape, count }]);
       }
     }
     return values;
+  }
+
+  // A GPUBuffer of the caller's as an argument's data.
+  _checkDeviceBuffer(where, arg, buffer, count) {
+    const role = arg.output ? 'output' : 'input';
+    if (!isGpuBuffer(buffer)) {
+      throw new TypeError(`${where}: the data of output ${arg.name} must be a GPUBuffer when it `
+        + 'is given (leave it out to get a typed array back)');
+    }
+    if (!this._gpu) {
+      throw new TypeError(`${where}: ${role} ${arg.name} is a GPUBuffer, which only the webgpu `
+        + `variant takes; this pipeline runs the ${this.variant} variant`);
+    }
+    if (!this._deviceArguments.has(arg.name)) {
+      throw new TypeError(`${where}: ${role} ${arg.name} cannot be a GPUBuffer: the pipeline's `
+        + `CPU code ${arg.output ? 'writes' : 'reads'} it; pass a ${ARRAYS[arg.type].name}`);
+    }
+    const bytes = Math.ceil((count * parseType(arg.type).bytes) / 4) * 4;
+    if (buffer.size < bytes) {
+      throw new RangeError(`${where}: GPUBuffer ${arg.name} has ${buffer.size} bytes; its shape `
+        + `needs ${bytes}`);
+    }
+    if (!(buffer.usage & BUFFER_USAGE.STORAGE)) {
+      throw new TypeError(`${where}: GPUBuffer ${arg.name} needs the usage STORAGE `
+        + '(GPUBufferUsage.STORAGE)');
+    }
   }
 }

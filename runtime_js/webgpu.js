@@ -16,6 +16,13 @@ export class WebGPUError extends Error {}
 // the runtime needs no globals in Node.
 const USAGE = Object.freeze({ MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40,
   STORAGE: 0x80 });
+export const BUFFER_USAGE = USAGE;
+
+/** Whether `value` is a GPUBuffer (by its shape: Node's bindings define no global class). */
+export function isGpuBuffer(value) {
+  return value !== null && typeof value === 'object' && typeof value.mapAsync === 'function'
+    && typeof value.size === 'number' && typeof value.usage === 'number';
+}
 const MAP_READ = 0x1;
 
 /** The device to run on: opts.device, else one from opts.gpu or navigator.gpu. */
@@ -129,6 +136,7 @@ export class WebGPURuntime {
     this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer }
     this.bindGroups = new Map();
     this.pending = [];          // outputs to read back after the entry returns
+    this.bound = new Map();     // argument name -> the caller's GPUBuffer, for one run
     this.error = null;
     this.heap = null;           // () => the wasm memory's current Uint8Array
     this.lost = null;
@@ -138,12 +146,29 @@ export class WebGPURuntime {
 
   // -- the calls the wasm makes (each returns 0 or an error code) ----------------------------
 
+  /** The caller's GPUBuffers for the next run, by argument name (an empty map after it). */
+  bind(buffers) {
+    this.bound = buffers;
+  }
+
   buffer(id, host, nbytes, hostCurrent) {
     return this._guard('device_malloc_failed', () => {
       const size = Math.max(4, Math.ceil(nbytes / 4) * 4);
       let b = this.buffers.get(id);
-      if (!b || b.nbytes !== size) {
-        b?.gpu.destroy();
+      const user = this.bound.get(this.byId.get(id).name);
+      if (user) {
+        // The data is (or is to be) in the caller's buffer: nothing to upload or read back.
+        if (b?.gpu !== user) {
+          if (b && !b.user) b.gpu.destroy();
+          b = { gpu: user, nbytes: size, user: true };
+          this.buffers.set(id, b);
+          this.bindGroups.clear();
+        }
+        Object.assign(b, { host, hostBytes: nbytes, hostNewer: false, deviceNewer: false });
+        return;
+      }
+      if (!b || b.nbytes !== size || b.user) {
+        if (b && !b.user) b.gpu.destroy();
         b = { gpu: this.device.createBuffer({ size, usage: USAGE.STORAGE
           | USAGE.COPY_SRC | USAGE.COPY_DST }), nbytes: size };
         this.buffers.set(id, b);
@@ -173,6 +198,23 @@ export class WebGPURuntime {
       this.pending.push(b);
       b.deviceNewer = false;
     });
+  }
+
+  /** Variants that suspend (ASYNCIFY, JSPI): read a result back now; a promise of 0 or an
+   * error code. */
+  async copyToHostNow(id) {
+    try {
+      if (this.lost) throw new WebGPUError(`the WebGPU device was lost: ${this.lost}`);
+      const b = this.buffers.get(id);
+      if (b.deviceNewer) {
+        await this._readBack([b]);
+        b.deviceNewer = false;
+      }
+      return 0;
+    } catch (e) {
+      this.error = this.error ?? e;
+      return ERROR_CODE.copy_to_host_failed;
+    }
   }
 
   run(kernel, gx, gy, gz, argsAt, nbytes) {
@@ -217,7 +259,8 @@ export class WebGPURuntime {
       pass.end();
       this.device.queue.submit([encoder.finish()]);
       for (const id of ids) {
-        if (!this.byId.get(id).read_only) this.buffers.get(id).deviceNewer = true;
+        const b = this.buffers.get(id);
+        if (!this.byId.get(id).read_only && !b.user) b.deviceNewer = true;
       }
     });
   }
@@ -226,6 +269,11 @@ export class WebGPURuntime {
   async finish() {
     const pending = this.pending;
     this.pending = [];
+    await this._readBack(pending);
+  }
+
+  // Copy device buffers into their host memory in the wasm heap.
+  async _readBack(pending) {
     const staging = pending.map((b) => {
       const s = this.device.createBuffer({ size: b.nbytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
       const encoder = this.device.createCommandEncoder();
@@ -236,7 +284,7 @@ export class WebGPURuntime {
     try {
       await Promise.all(staging.map((s) => s.mapAsync(MAP_READ)));
     } catch (e) {
-      throw new WebGPUError(`reading the outputs back failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
+      throw new WebGPUError(`reading results back from the GPU failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
     }
     pending.forEach((b, i) => {
       this.heap().set(new Uint8Array(staging[i].getMappedRange(), 0, b.hostBytes), b.host);

@@ -23,7 +23,8 @@ from webhal.toolchain.process import run_tool
 GENERATORS = pathlib.Path(__file__).parent / "generators" / "pipelines.py"
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
-TARGETS = ["wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt"]
+TARGETS = ["wasm-32-wasmrt-wasm_simd128-wasm_threads", "wasm-32-wasmrt-wasm_simd128",
+           "wasm-32-wasmrt"]
 GPU_TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu"]
 
 # Runs each variant of the package on the inputs (base64 in Halide's axis order, x first) and
@@ -67,9 +68,9 @@ def packages(tmp_path_factory, emscripten, node):
     root = tmp_path_factory.mktemp("npm")
     built = {}
     for name in ("brighten", "blur_edges", "stats", "My Blur's <v2>", "brighten_gpu",
-                 "blur_gpu", "mixed_gpu"):
+                 "blur_gpu", "mixed_gpu", "reads_gpu_result_on_cpu"):
         directory = root / npm_name(name)
-        targets = [*GPU_TARGETS, *TARGETS] if name.endswith("_gpu") else TARGETS
+        targets = [*GPU_TARGETS, *TARGETS] if "gpu" in name else TARGETS
         built[name] = (directory, build.build(str(GENERATORS), name, str(directory), targets,
                                               quiet=True, cache=str(root / "cache")))
     return built
@@ -193,6 +194,67 @@ def test_a_lost_device_is_replaced_or_named(packages, dawn_node):
                                    "lost")
 
 
+_GPU_BUFFERS = """
+import { createRequire } from 'node:module';
+import { create } from %(index)s;
+const gpu = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]);
+const [w, h] = [67, 35];
+const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4, MAP_READ = 0x1;
+const data = new Uint8Array(w * h).map((_, i) => (i * 37) & 255);
+const p = await create({ gpu });
+const want = await p.run({ input: { data, shape: [w, h] } }, { shape: [w - 2, h - 2] });
+const device = p.device;
+const words = (n) => Math.ceil(n / 4) * 4;  // uint8 data is packed four to a 32-bit word
+const input = device.createBuffer({ size: words(w * h), usage: STORAGE | COPY_DST });
+const padded = new Uint8Array(words(w * h));
+padded.set(data);
+device.queue.writeBuffer(input, 0, padded);
+const size = words((w - 2) * (h - 2));
+const output = device.createBuffer({ size, usage: STORAGE | COPY_SRC });
+const got = await p.run({ input: { data: input, shape: [w, h] } },
+                        { shape: [w - 2, h - 2], data: output });
+const staging = device.createBuffer({ size, usage: MAP_READ | COPY_DST });
+const encoder = device.createCommandEncoder();
+encoder.copyBufferToBuffer(output, 0, staging, 0, size);
+device.queue.submit([encoder.finish()]);
+await staging.mapAsync(MAP_READ);
+const bytes = new Uint8Array(staging.getMappedRange()).slice(0, (w - 2) * (h - 2));
+const out = { same: got.data === output, shape: got.shape,
+              equal: bytes.every((v, i) => v === want.data[i]) };
+const half = await p.run({ input: { data: input, shape: [w, h] } }, { shape: [w - 2, h - 2] });
+out.half = half.data.every((v, i) => v === want.data[i]);  // a GPUBuffer in, an array out
+const errors = {
+  small: [{ input: { data: input, shape: [w, h + 1] } }, { shape: [w - 2, h - 2] }],
+  usage: [{ input: { data: staging, shape: [w - 2, h - 2] } }, { shape: [w - 4, h - 4] }],
+  not_a_buffer: [{ input: { data, shape: [w, h] } }, { shape: [w - 2, h - 2], data: bytes }],
+};
+for (const [name, [i, o]] of Object.entries(errors)) {
+  try { await p.run(i, o); out[name] = 'no error'; } catch (e) { out[name] = e.message; }
+}
+const cpu = await create({ variant: 'simd' });
+try { await cpu.run({ input: { data: input, shape: [w, h] } }, { shape: [w - 2, h - 2] }); }
+catch (e) { out.cpu = e.message; }
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+
+def test_gpu_buffers_of_the_callers_chain_without_a_trip_through_the_cpu(packages, dawn_node):
+    directory, meta = packages["blur_gpu"]
+    assert meta["variants"][0]["device_arguments"] == ["input", "output"]
+    assert packages["mixed_gpu"][1]["variants"][0]["device_arguments"] == ["output"]
+    index = json.dumps((directory / "index.js").as_uri())
+    out = json.loads(run_node_source(_GPU_BUFFERS % {"index": index}, dawn=True).stdout)
+    assert out["same"] and out["equal"] and out["half"] and out["shape"] == [65, 33]
+    assert out["small"] == "blur_gpu.run: GPUBuffer input has 2348 bytes; its shape needs 2416"
+    assert out["usage"] == "blur_gpu.run: GPUBuffer input needs the usage STORAGE " \
+        "(GPUBufferUsage.STORAGE)"
+    assert out["not_a_buffer"].startswith("blur_gpu.run: the data of output output must be a "
+                                          "GPUBuffer when it is given")
+    assert out["cpu"] == ("blur_gpu.run: input input is a GPUBuffer, which only the webgpu "
+                          "variant takes; this pipeline runs the simd variant")
+
+
 _FALLBACK = """
 import { create } from %(index)s;
 const out = {};
@@ -205,10 +267,10 @@ console.log(JSON.stringify(out));
 
 def test_without_webgpu_the_cpu_variant_runs_and_forcing_webgpu_says_why(packages, node):
     directory, meta = packages["brighten_gpu"]
-    assert [v["name"] for v in meta["variants"]] == ["webgpu", "simd", "scalar"]
+    assert [v["name"] for v in meta["variants"]] == ["webgpu", "threads", "simd", "scalar"]
     index = json.dumps((directory / "index.js").as_uri())
     out = json.loads(run_node_source(_FALLBACK % {"index": index}).stdout)
-    assert out["chosen"] == "simd"
+    assert out["chosen"] == "threads"  # Node has SharedArrayBuffer
     assert out["forced"].startswith("brighten_gpu: create: variant webgpu: no WebGPU here")
     assert "pass { gpu }" in out["forced"]
 
@@ -234,10 +296,17 @@ def test_hl_webgpu_node_bindings_gives_node_its_gpu(packages, dawn_node):
         json.loads(bad.stdout)["forced"]
 
 
-def test_a_gpu_variant_whose_host_code_reads_a_kernels_result_is_refused(tmp_path):
-    with pytest.raises(hl.CompileError, match="reads doubled after a kernel wrote it"):
-        build.build(str(GENERATORS), "reads_gpu_result_on_cpu", str(tmp_path / "p"),
-                    ["wasm-32-wasmrt-webgpu"], quiet=True)
+def test_host_code_reading_a_kernels_result_waits_for_it_with_asyncify(packages, dawn_node):
+    directory, meta = packages["reads_gpu_result_on_cpu"]
+    suspend = {v["name"]: v["suspend"] for v in meta["variants"]}
+    assert suspend == {"webgpu": "asyncify", "threads": None, "simd": None, "scalar": None}
+    assert {v["name"]: v["suspend"] for v in packages["blur_gpu"][1]["variants"]}["webgpu"] \
+        is None  # outputs only: read back after the entry returns, no ASYNCIFY
+    values = np.random.default_rng(8).standard_normal(300).astype(np.float32)
+    _check(packages, "reads_gpu_result_on_cpu", {"input": values}, {"output": [300]})
+
+
+def test_a_gpu_variant_needs_kernels(tmp_path):
     with pytest.raises(hl.CompileError, match="schedules nothing on the GPU"):
         build.build(str(GENERATORS), "brighten", str(tmp_path / "p"),
                     ["wasm-32-wasmrt-webgpu"], quiet=True)
@@ -300,7 +369,7 @@ def test_bad_arguments_from_javascript_are_named(packages):
                                     "(access_out_of_bounds -4)")
     assert out["after"] == [200, 200, 200]  # still usable
     assert out["variant"] == ('RangeError: brighten: create: no variant "webgpu"; this package '
-                              "has simd, scalar")
+                              "has threads, simd, scalar")
 
 
 @pytest.mark.parametrize("file", ["package.json", "index.d.ts", "index.js"])
@@ -318,9 +387,9 @@ def test_generated_files_match_golden(packages, file):
 
 def test_a_failed_build_leaves_no_package(tmp_path, emscripten):
     directory = tmp_path / "pkg"
-    with pytest.raises(hl.HalideError, match="do not have wasm_threads variants yet"):
+    with pytest.raises(hl.HalideError, match="reach GPUs through WebGPU"):
         build.build(str(GENERATORS), "brighten", str(directory),
-                    ["wasm-32-wasmrt", "wasm-32-wasmrt-wasm_threads"], quiet=True)
+                    ["wasm-32-wasmrt", "wasm-32-wasmrt-vulkan"], quiet=True)
     cls = build.load_generators(str(GENERATORS))["brighten"]
 
     def make(target):  # the second variant fails after the first has linked
@@ -373,27 +442,27 @@ def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path)
     app = _installed_app(packages, tmp_path)
     installed = sorted(p.name for p in (app / "node_modules" / "brighten").iterdir())
     assert installed == ["README.md", "index.d.ts", "index.js", "package.json", "runtime",
-                         "scalar", "simd"]
+                         "scalar", "simd", "threads"]
     (app / "main.mjs").write_text(_APP)
     out = json.loads(run_tool([shutil.which("node"), "main.mjs"], cwd=app,
                               what="the app").stdout)
-    assert out == {"variant": "simd", "first": 30}
+    assert out == {"variant": "threads", "first": 30}
 
 
 def test_an_unchanged_generator_comes_from_the_cache(tmp_path, emscripten, capsys):
     cache = str(tmp_path / "cache")
     first, again, other = (str(tmp_path / n) for n in ("first", "again", "other"))
     build.build(str(GENERATORS), "brighten", first, TARGETS, cache=cache)
-    assert capsys.readouterr().err.count("compiled (") == 2
+    assert capsys.readouterr().err.count("compiled (") == len(TARGETS)
     build.build(str(GENERATORS), "brighten", again, TARGETS, cache=cache)
-    assert capsys.readouterr().err.count("unchanged, from the cache") == 2
-    for variant in ("simd", "scalar"):
+    assert capsys.readouterr().err.count("unchanged, from the cache") == len(TARGETS)
+    for variant in ("threads", "simd", "scalar"):
         for suffix in (".wasm", ".mjs", ".a"):
             a = pathlib.Path(first, variant, "brighten" + suffix).read_bytes()
             assert a == pathlib.Path(again, variant, "brighten" + suffix).read_bytes()
     build.build(str(GENERATORS), "brighten", other, TARGETS, cache=cache,
                 params={"vector": "8"})  # another schedule: compiled anew
-    assert capsys.readouterr().err.count("compiled (") == 2
+    assert capsys.readouterr().err.count("compiled (") == len(TARGETS)
 
 
 _PAGE = """<!doctype html>
@@ -475,8 +544,8 @@ def test_a_vite_app_bundles_the_package_with_its_wasm(packages, tmp_path, node):
                       what="vite build")
     assert "externalized" not in result.stdout + result.stderr  # nothing Node-only leaks in
     assets = sorted(p.name for p in (app / "dist" / "assets").iterdir())
-    assert sum(name.endswith(".wasm") for name in assets) == 2, assets  # simd and scalar
+    assert sum(name.endswith(".wasm") for name in assets) == 3, assets  # one per variant
     wasm = sorted((app / "dist" / "assets").glob("*.wasm"))
     packaged = {(packages["brighten"][0] / v / "brighten.wasm").read_bytes()
-                for v in ("simd", "scalar")}
+                for v in ("threads", "simd", "scalar")}
     assert {p.read_bytes() for p in wasm} == packaged

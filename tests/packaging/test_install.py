@@ -115,7 +115,7 @@ def test_wheel_builds_the_demo_page_outside_the_repository(tmp_path, llvm_wasm, 
           "--target", "wasm-32-wasmrt-wasm_simd128-webgpu,wasm-32-wasmrt"],
          env={**env, "WEBHAL_CACHE_DIR": str(tmp_path / "cache")}, cwd=work)
     assert sorted(p.name for p in (package / "runtime").iterdir()) == \
-        ["abi.js", "buffers.js", "pipeline.js", "webgpu.js"]
+        ["abi.js", "buffers.js", "image_data.js", "pipeline.js", "webgpu.js"]
     assert (package / "webgpu" / "blur.wgsl").is_file()
     index = json.dumps((package / "index.js").as_uri())
     script = (f"import {{ create }} from {index};\n"

@@ -18,25 +18,27 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from webhal import codegen
 from webhal.aot import lower_for_aot, write_static_library
 from webhal.codegen.llvm.module import arguments as entry_arguments
 from webhal.errors import CompileError, ToolchainError
 from webhal.glue import package_data
+from webhal.glue.emcc_link import LinkGlue, link, link_glue, suspend_path
 from webhal.glue.web_page import environment
 from webhal.ir import nodes as ir
 from webhal.ir import ops
+from webhal.ir import stmt as st
 from webhal.ir.printer import stmt_to_string
 from webhal.ir.schedule import DeviceAPI
 from webhal.ir.visitor import walk
 from webhal.target import Target
-from webhal.toolchain import JsModule, emcc, emcc_flags, find_emscripten
+from webhal.toolchain import find_emscripten
 
 # The order variants are tried in at load time: the fastest first.
 VARIANT_ORDER = ("webgpu", "threads", "simd", "scalar")
-_RUNTIME_FILES = ("abi.js", "buffers.js", "pipeline.js", "webgpu.js")
+_RUNTIME_FILES = ("abi.js", "buffers.js", "image_data.js", "pipeline.js", "webgpu.js")
 _NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 _TS_ARRAYS = {"bool": "Uint8Array", "int8": "Int8Array", "uint8": "Uint8Array",
               "int16": "Int16Array", "uint16": "Uint16Array", "int32": "Int32Array",
@@ -45,10 +47,12 @@ _TS_ARRAYS = {"bool": "Uint8Array", "int8": "Int8Array", "uint8": "Uint8Array",
 
 @dataclass(frozen=True)
 class Variant:
-    name: str      # "webgpu", "simd", "scalar"
+    name: str      # "webgpu", "threads", "simd", "scalar"
     target: Target
     js: str        # paths inside the package
     wasm: str
+    suspend: str | None = None   # how the entry waits for a GPU readback, if it must
+    device_arguments: list[str] = field(default_factory=list)  # may be GPUBuffers
 
 
 def variant_name(target: Target) -> str:
@@ -62,9 +66,7 @@ def variant_name(target: Target) -> str:
                                  hint="use the webgpu feature")
         return "webgpu"
     if target.has_feature("wasm_threads"):
-        raise ToolchainError(f"target {target}: npm packages do not have wasm_threads variants "
-                             "yet (Emscripten's pthread workers are not wired into the ES "
-                             "module)", hint="build wasm-32-wasmrt-wasm_simd128 instead")
+        return "threads"
     return "simd" if target.has_feature("wasm_simd128") else "scalar"
 
 
@@ -105,7 +107,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     names = [variant_name(t) for t in targets]
     if len(set(names)) != len(names):
         raise ToolchainError(f"two targets make the same variant ({', '.join(names)})",
-                             hint="give one target per variant (webgpu, simd, scalar)")
+                             hint="give one target per variant (webgpu, threads, simd, scalar)")
     function = c_identifier(generator)
     parent = os.path.dirname(os.path.abspath(directory))
     os.makedirs(parent, exist_ok=True)
@@ -115,8 +117,8 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
         for target, vname in sorted(zip(targets, names), key=lambda p: VARIANT_ORDER.index(p[1])):
             progress(f"{vname}: building for {target}...")
             pipeline, inputs = make(target)
-            args, reused = _build_variant(pipeline, inputs, target, function, staging, vname,
-                                          cache)
+            args, about, reused = _build_variant(pipeline, inputs, target, function,
+                                                 staging, vname, cache)
             progress(f"{vname}: {'unchanged, from the cache' if reused else 'compiled'} "
                      f"({target})")
             if arguments is not None and args != arguments:
@@ -124,7 +126,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
                                    f"{target}")
             arguments = args
             variants.append(Variant(vname, target, f"{vname}/{function}.mjs",
-                                    f"{vname}/{function}.wasm"))
+                                    f"{vname}/{function}.wasm", **about))
         progress("writing index.js, index.d.ts, package.json...")
         meta = _write_package(staging, package, version, generator, params, function,
                               arguments, variants)
@@ -138,38 +140,40 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
 
 
 def _build_variant(pipeline, inputs, target: Target, function: str, staging: str,
-                   vname: str, cache: str | None) -> tuple[list[dict], bool]:
-    """Compile and link one variant into staging/vname; returns its arguments and whether it
-    came from the cache."""
+                   vname: str, cache: str | None) -> tuple[list[dict], dict, bool]:
+    """Compile and link one variant into staging/vname; returns its arguments, what index.js
+    says of it beyond its files (how its entry waits for the GPU, None when it need not; the
+    arguments that may be GPUBuffers) and whether it came from the cache."""
     folder = os.path.join(staging, vname)
     module = lower_for_aot(pipeline, inputs, function, target)
-    gpu = target.has_feature("webgpu")
     device = codegen.device_code(module)
-    if gpu:
-        _check_gpu_variant(module, device, target)
-    js_module = JsModule(f"create_{function}", (function, "malloc", "free"), ("HEAPU8",),
-                         es6=True)
-    # ENVIRONMENT=web: Emscripten 3.1.6's Node branch needs require() and __dirname, which an
-    # ES module lacks; runtime_js reads the .wasm itself (fs in Node, fetch in browsers).
-    # GPU variants: runtime_js answers the webhal_gpu_* imports, and reads the outputs back
-    # after the entry returns, so neither webgpu.h nor ASYNCIFY is linked.
+    suspend = _check_gpu_variant(module, device, target) if target.has_feature("webgpu") \
+        else None
+    about = {"suspend": suspend, "device_arguments": _device_arguments(module, device)}
     emscripten = find_emscripten()
-    flags = emcc_flags(target, emscripten.capabilities, environment=["web"], module=js_module,
-                       gpu_bindings=False) + ["-sFILESYSTEM=0"]
-    library = package_data.folder("runtime_js") / "library_webhal_gpu.js"
     arguments = [_argument(a) for a in entry_arguments(module)]
-    key = _variant_key(module, device, arguments, flags, emscripten,
-                       library.read_text(encoding="utf-8") if gpu else "")
+    # The glue without the suspension path (known only once compiled) keys the cache.
+    probe = link_glue(target, emscripten.capabilities, function, suspend=suspend)
+    key = _variant_key(module, device, arguments, emscripten, probe)
     cached = os.path.join(cache, key) if cache else None
     if cached and os.path.isdir(cached):
         shutil.copytree(cached, folder)
-        return arguments, True
-    os.makedirs(folder)
+        return arguments, about, True
     compiled = codegen.compile(module, "library", device)
-    prefix = os.path.join(folder, function)
-    write_static_library(compiled, prefix)
-    extra = ["--js-library", str(library)] if gpu else []
-    emcc([*flags, *extra, prefix + ".a", "-o", prefix + ".mjs"])
+    path = suspend_path(compiled.object, function) if suspend else ()
+    glue = link_glue(target, emscripten.capabilities, function, suspend=suspend,
+                     suspend_path=path)
+    with tempfile.TemporaryDirectory(prefix="webhal-link-") as work:
+        prefix = os.path.join(work, function)
+        write_static_library(compiled, prefix)
+        link(glue, work, folder)
+        for extra in (".a", ".h", ".wgsl", ".wgsl.json"):  # for users who link from C
+            if os.path.exists(prefix + extra):
+                shutil.copy(prefix + extra, folder)
+    if target.has_feature("wasm_threads"):
+        # Emscripten's pthread worker script is CommonJS; the package is "type": "module".
+        with open(os.path.join(folder, "package.json"), "w", encoding="utf-8") as f:
+            f.write('{ "type": "commonjs" }\n')
     if cached:  # written whole, then renamed: a cache entry is never half there
         os.makedirs(cache, exist_ok=True)
         partial = tempfile.mkdtemp(prefix=".partial-", dir=cache)
@@ -178,16 +182,16 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
             os.rename(partial, cached)
         except OSError:  # another build stored it first
             shutil.rmtree(partial)
-    return arguments, False
+    return arguments, about, False
 
 
-def _variant_key(module, device, arguments, flags, emscripten, library: str) -> str:
+def _variant_key(module, device, arguments, emscripten, glue: LinkGlue) -> str:
     """What a variant's files depend on: webhal's own code, the lowered host statement, the
-    device code, the arguments, the target, emcc's version and flags, the JS library."""
+    device code, the arguments, the target, emcc's version and the link glue."""
     h = hashlib.sha256()
     parts = [_webhal_source_digest(), str(module.target), module.name,
              stmt_to_string(module.body), json.dumps({k.value: v for k, v in device.items()}),
-             json.dumps(arguments), " ".join(flags), str(emscripten.version), library]
+             json.dumps(arguments), str(emscripten.version), json.dumps(glue.files)]
     for part in parts:
         h.update(part.encode())
         h.update(b"\0")
@@ -212,9 +216,10 @@ def default_cache_dir() -> str:
     return os.path.join(base, "npm")
 
 
-def _check_gpu_variant(module, device: dict, target: Target) -> None:
-    """A GPU variant needs kernels, and host code that reads nothing a kernel wrote before
-    the pipeline ends (its outputs are read back after the entry returns)."""
+def _check_gpu_variant(module, device: dict, target: Target) -> str | None:
+    """A GPU variant needs kernels. Returns how its entry waits for a readback: None when the
+    host code reads nothing a kernel wrote before the pipeline ends (the outputs are read back
+    after the entry returns), else "asyncify"."""
     if DeviceAPI.WebGPU not in device:
         raise CompileError(f"target {target}: the generator schedules nothing on the GPU "
                            "(use gpu_tile or gpu_blocks when self.target() has webgpu), so a "
@@ -227,13 +232,20 @@ def _check_gpu_variant(module, device: dict, target: Target) -> None:
         if isinstance(node, ir.Call) and node.name == "webhal_gpu_copy_to_host":
             bid = ops.as_const(node.args[0])
             readbacks[bid] = readbacks.get(bid, 0) + 1
-    early = sorted(written[b] for b, n in readbacks.items()
-                   if b in written and (written[b] not in outputs or n > 1))
-    if early:
-        raise CompileError(f"target {target}: the host code reads {', '.join(early)} after a "
-                           "kernel wrote it and before the pipeline ends; npm packages read GPU "
-                           "results back only at the end: schedule the stages that read it on "
-                           "the GPU too")
+    early = [b for b, n in readbacks.items()
+             if b in written and (written[b] not in outputs or n > 1)]
+    return "asyncify" if early else None
+
+
+def _device_arguments(module, device: dict) -> list[str]:
+    """The buffer arguments only kernels touch (the host code neither loads nor stores them):
+    a GPU variant takes a GPUBuffer of the caller's for these."""
+    if DeviceAPI.WebGPU not in device:
+        return []
+    on_device = {b["name"] for b in device[DeviceAPI.WebGPU][1]["buffers"]}
+    on_host = {n.name for n in walk(module.body) if isinstance(n, (ir.Load, st.Store))}
+    return sorted(a.name for a in entry_arguments(module)
+                  if a.is_buffer and a.name in on_device and a.name not in on_host)
 
 
 def _argument(a) -> dict:
@@ -255,12 +267,14 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
     for f in _RUNTIME_FILES:
         with open(os.path.join(runtime, f), "w", encoding="utf-8") as out:
             out.write((source / f).read_text(encoding="utf-8"))
-    inputs = [_described(a) for a in arguments if not a["output"]]
-    outputs = [_described(a) for a in arguments if a["output"]]
+    device = {name for v in variants for name in v.device_arguments}
+    inputs = [_described(a, a["name"] in device) for a in arguments if not a["output"]]
+    outputs = [_described(a, a["name"] in device) for a in arguments if a["output"]]
     variant_data = [{"name": v.name, "target": str(v.target), "js": v.js, "wasm": v.wasm,
                      "features": sorted(f for f in ("wasm_simd128", "wasm_threads",
                                                     "wasm_mvponly", "webgpu")
-                                        if v.target.has_feature(f))}
+                                        if v.target.has_feature(f)),
+                     "suspend": v.suspend, "device_arguments": v.device_arguments}
                     for v in variants]
     for v in variant_data:
         if "webgpu" in v["features"]:
@@ -299,7 +313,8 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
             "variants": variant_data}
 
 
-def _described(a: dict) -> dict:
+def _described(a: dict, device: bool) -> dict:
+    """What the templates say of an argument; `device`: the webgpu variant takes a GPUBuffer."""
     array = _TS_ARRAYS[a["type"]]
     extents = ["w", "h", "c", "d"][:a["dimensions"]] + [f"e{i}" for i in range(4, a["dimensions"])]
     shape = f"[{', '.join(extents)}]"
@@ -309,8 +324,11 @@ def _described(a: dict) -> dict:
         doc = f"{a['type']} scalar"
         example = "true" if a["type"] == "bool" else "1"
     else:
-        ts = f"Buffer<{array}>"
+        ts = f"Buffer<{array} | GPUBufferLike>" if device else f"Buffer<{array}>"
         plural = "" if a["dimensions"] == 1 else "s"
         doc = f"{a['type']} buffer of {a['dimensions']} dimension{plural} ({array}, x first)"
         example = f"{{ data: new {array}({count}), shape: {shape} }}"
-    return {**a, "ts": ts, "array": array, "doc": doc, "example": example, "shape": shape}
+        if device:
+            doc += "; on the webgpu variant also a GPUBuffer of p.device"
+    return {**a, "ts": ts, "array": array, "doc": doc, "example": example, "shape": shape,
+            "device": device}

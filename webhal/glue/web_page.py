@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shlex
 import statistics
 from dataclasses import dataclass
 
@@ -29,8 +30,10 @@ def _template_source(name: str) -> str | None:
 
 def environment() -> jinja2.Environment:
     """jinja2 with webhal's templates (the package data webhal.templates)."""
-    return jinja2.Environment(loader=jinja2.FunctionLoader(_template_source),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_source),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["shell"] = shlex.quote  # one argument for a shell or emcc's response files
+    return env
 
 
 @dataclass

@@ -13,7 +13,7 @@ from webhal.toolchain.capabilities import (
     capabilities_for,
     parse_emcc_version,
 )
-from webhal.toolchain.emcc_flags import JsModule, emcc_flags
+from webhal.toolchain.emcc_flags import JsModule, emcc_flags, suspend_flags
 from webhal.toolchain.emscripten import Emscripten, emar, emcc, empp, find_emscripten
 from webhal.toolchain.hosts import find_chromium, find_node, find_playwright
 from webhal.toolchain.process import private_runtime_dir, run_tool, tool_env
@@ -59,6 +59,7 @@ __all__ = [
     "parse_version",
     "private_runtime_dir",
     "run_tool",
+    "suspend_flags",
     "tool_env",
     "wgpu_adapter_info",
     "wgpu_native_env",

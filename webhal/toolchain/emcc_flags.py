@@ -40,15 +40,18 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
                optimize: int | str = 3, environment: Sequence[str] = (),
                module: JsModule | None = None, initial_memory: int | None = None,
                thread_pool_size: int | None = None, suspend: str = "asyncify",
-               allow_network: bool = False, gpu_bindings: bool = True) -> list[str]:
+               allow_network: bool = False, gpu_bindings: bool = True,
+               grow_shared_memory: bool = False) -> list[str]:
     """emcc's flags for linking code compiled for the wasm `target`.
 
     capabilities: of the Emscripten to link with; by default the one find_emscripten() finds.
     optimize: the -O level. environment: where the output runs ("web", "node", "worker"); empty
     lets it run anywhere. module: link as a factory for JavaScript, else as a program with main().
     initial_memory: bytes; without wasm_threads the memory can grow from there, with them it is
-    fixed (growing shared memory slows JavaScript down). thread_pool_size: workers started
-    before the program runs, for wasm_threads (default: this machine's cores).
+    fixed (growing shared memory slows Emscripten's own JavaScript down) unless
+    grow_shared_memory (for callers that refresh their views of memory).
+    thread_pool_size: workers started before the program runs, for wasm_threads (default:
+    this machine's cores).
     suspend: how WebGPU's asynchronous calls wait, "asyncify" or "jspi" (where the version has
     it). allow_network: accept WebGPU bindings that emcc downloads while linking.
     gpu_bindings: for webgpu targets, link Emscripten's webgpu.h bindings and a way to wait
@@ -86,7 +89,7 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
                   f"-sPTHREAD_POOL_SIZE={thread_pool_size or os.cpu_count() or 2}"]
         if module is None:
             flags.append("-sEXIT_RUNTIME=1")  # end the workers when main returns (Node exits)
-    else:
+    if not threads or grow_shared_memory:
         flags.append("-sALLOW_MEMORY_GROWTH=1")
     if initial_memory is not None:
         flags.append(f"-sINITIAL_MEMORY={initial_memory}")
@@ -98,6 +101,22 @@ def emcc_flags(target: Target, capabilities: EmscriptenCapabilities | None = Non
         raise ToolchainError(f"target {target}: emcc builds reach a GPU through WebGPU only, "
                              f"not {others}", hint="use the webgpu feature for wasm targets")
     return flags
+
+
+def suspend_flags(capabilities: EmscriptenCapabilities, target: Target, suspend: str, *,
+                  imports: Sequence[str], exports: Sequence[str],
+                  only: Sequence[str] = ()) -> list[str]:
+    """Flags that let the wasm functions `only` (the whole call path from the `exports` to the
+    asynchronous JavaScript `imports`) wait on a promise: ASYNCIFY instruments just those
+    functions when `only` is given; JSPI needs no instrumentation, only the names."""
+    if suspend not in SUSPENDERS:
+        raise ValueError(f"suspend must be one of {SUSPENDERS}, not {suspend!r}")
+    names = ",".join
+    if suspend == "jspi":
+        return [_flag(capabilities, "jspi", target), f"-sJSPI_IMPORTS={names(imports)}",
+                f"-sJSPI_EXPORTS={names(exports)}"]
+    flags = [_flag(capabilities, "asyncify", target), f"-sASYNCIFY_IMPORTS={names(imports)}"]
+    return flags + [f"-sASYNCIFY_ONLY={names(only)}"] if only else flags
 
 
 def _webgpu_flags(capabilities: EmscriptenCapabilities, target: Target, suspend: str,

@@ -31,7 +31,7 @@ class BlurEdges:
         blur_x[x, y] = (hl.u32(clamped[x - 1, y]) + clamped[x, y] + clamped[x + 1, y])
         g.output[x, y] = hl.u16((blur_x[x, y - 1] + blur_x[x, y] + blur_x[x, y + 1]) / 9)
         yi = hl.Var("yi")
-        g.output.split(y, y, yi, 8).vectorize(x, 8)
+        g.output.split(y, y, yi, 8).parallel(y).vectorize(x, 8)  # strips on threads
         blur_x.compute_at(g.output, y).vectorize(x, 8)
 
 
@@ -79,7 +79,7 @@ class BrightenGpu:
             xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
             g.output.gpu_tile(x, y, xo, yo, xi, yi, 16, 8)
         else:
-            g.output.vectorize(x, 16)
+            g.output.vectorize(x, 16).parallel(y)
 
 
 @hl.generator(name="blur_gpu")

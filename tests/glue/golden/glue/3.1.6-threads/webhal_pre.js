@@ -1,0 +1,13 @@
+// webhal's --pre-js for blur (wasm-32-wasmrt-wasm_simd128-wasm_threads, Emscripten 3.1.6): it runs
+// inside the module factory, before Emscripten's own code.
+
+// Emscripten's Node code calls require() and reads __dirname, which an ES module lacks:
+// runtime_js hands both in (from the .mjs file's URL); in a pthread worker, Emscripten's
+// worker.js has put require on the global object.
+var require = Module['webhalRequire'] || globalThis.require;
+var __dirname = Module['webhalDirname'] || '';
+
+// The entry function, called with its arguments (numbers and wasm addresses); a promise of
+// its result.
+// Nothing in it waits: the GPU outputs are read back after it returns.
+Module['webhalCall'] = async (args) => Module["_blur"](...args);

@@ -1,0 +1,138 @@
+"""The Emscripten link of one npm package variant: emcc's response file and the --pre-js,
+rendered from templates/emcc_link.rsp.j2 and templates/emcc_pre.js.j2 with the flags that
+webhal.toolchain.emcc_flags picks for the Emscripten version in use.
+
+A GPU variant whose host code reads a kernel's result before the pipeline ends must wait for
+WebGPU's mapAsync inside the entry function: it is linked with ASYNCIFY (or JSPI), and only the
+functions on the call path from the entry to `webhal_gpu_copy_to_host` are instrumented. Every
+other GPU variant reads its outputs back after the entry returns and needs no suspension.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+import llvmlite.binding as binding
+
+from webhal.errors import CompileError
+from webhal.glue.web_page import environment
+from webhal.target import Target
+from webhal.toolchain import (
+    EmscriptenCapabilities,
+    JsModule,
+    emcc,
+    emcc_flags,
+    format_version,
+    suspend_flags,
+)
+
+READBACK = "webhal_gpu_copy_to_host"
+JS_LIBRARY = "library_webhal_gpu.js"
+PRE_JS = "webhal_pre.js"
+RESPONSE_FILE = "link.rsp"
+
+
+@dataclass(frozen=True)
+class LinkGlue:
+    """What emcc is run with for one variant: file name -> text, and the files it writes."""
+
+    files: dict[str, str]
+    outputs: tuple[str, ...]   # relative to the folder emcc runs in
+
+
+def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: str, *,
+              suspend: str | None = None, suspend_path: tuple[str, ...] = (),
+              thread_pool_size: int = 4) -> LinkGlue:
+    """The response file and pre-js that link `function`'s static library (`<function>.a`,
+    in the folder emcc runs in) into `<function>.mjs` + `.wasm` (+ `.worker.js` with
+    wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path: the wasm functions
+    from the entry to the readback (asyncify instruments only these)."""
+    threads = target.has_feature("wasm_threads")
+    gpu = target.has_feature("webgpu")
+    # Web only where Node need not run Emscripten's own loader (runtime_js reads the .wasm):
+    # pthread workers in Node do, so the threads variant keeps Node's code.
+    places = ["web", "worker", "node"] if threads else ["web"]
+    runtime = ["HEAPU8", *(["ccall"] if suspend == "asyncify" else [])]
+    module = JsModule(f"create_{function}", (function, "malloc", "free"), tuple(runtime),
+                      es6=True)
+    flags = emcc_flags(target, capabilities, environment=places, module=module,
+                       gpu_bindings=False, thread_pool_size=thread_pool_size,
+                       grow_shared_memory=True) + ["-sFILESYSTEM=0"]
+    if suspend is not None:
+        flags += suspend_flags(capabilities, target, suspend, imports=[READBACK],
+                               exports=[function], only=suspend_path)
+    settings = dict(function=function, target=str(target), node=threads, suspend=suspend,
+                    emscripten=format_version(capabilities.version))
+    env = environment()
+    pre_js = env.get_template("emcc_pre.js.j2").render(**settings)
+    outputs = [f"{function}.mjs", f"{function}.wasm"]
+    if threads and "pthread_worker_js" in capabilities:
+        outputs.append(f"{function}.worker.js")
+    rsp = env.get_template("emcc_link.rsp.j2").render(
+        flags=flags, pre_js=PRE_JS, js_library=JS_LIBRARY if gpu else None,
+        inputs=[f"{function}.a"], output=outputs[0])
+    files = {RESPONSE_FILE: rsp, PRE_JS: pre_js}
+    if gpu:
+        files[JS_LIBRARY] = env.get_template("emcc_library.js.j2").render(**settings)
+    return LinkGlue(files, tuple(outputs))
+
+
+def link(glue: LinkGlue, folder: str, destination: str) -> list[str]:
+    """Write the glue into `folder` (which holds the static library), run emcc there and move
+    what it wrote into `destination`; returns the moved files' names."""
+    for name, text in glue.files.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    emcc(["@" + RESPONSE_FILE], cwd=folder)
+    os.makedirs(destination, exist_ok=True)
+    for name in glue.outputs:
+        shutil.move(os.path.join(folder, name), os.path.join(destination, name))
+    return list(glue.outputs)
+
+
+def suspend_path(module: binding.ModuleRef, entry: str) -> tuple[str, ...]:
+    """The functions defined in `module` on a direct-call path from `entry` to the readback
+    import, in a stable order; empty when the entry never reads a kernel's result back.
+
+    CompileError when the readback is reached only through a function pointer (a parallel
+    loop's body): instrumenting the thread pool for ASYNCIFY is not supported."""
+    calls: dict[str, set[str]] = {}     # direct callees
+    refers: dict[str, set[str]] = {}    # functions passed as pointers (parallel loop bodies)
+    defined = {fn.name for fn in module.functions}
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        callees, pointers = calls.setdefault(fn.name, set()), refers.setdefault(fn.name, set())
+        for block in fn.blocks:
+            for inst in block.instructions:
+                operands = list(inst.operands)
+                if inst.opcode in ("call", "invoke") and operands and operands[-1].name:
+                    callees.add(operands[-1].name)
+                    operands = operands[:-1]
+                pointers.update(o.name for o in operands if o.name in defined)
+    reaches: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in calls.items():
+            if name not in reaches and (READBACK in callees or callees & reaches):
+                reaches.add(name)
+                changed = True
+
+    def closure(edges) -> set[str]:
+        seen, stack = set(), [entry]
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                stack.extend(n for e in edges for n in e.get(name, ()))
+        return seen
+    path = closure([calls]) & reaches
+    stray = (closure([calls, refers]) & reaches) - path
+    if stray:
+        raise CompileError(f"the GPU readback in {', '.join(sorted(stray))} is not on a direct "
+                           f"call path from {entry} (a parallel loop reads a kernel's result): "
+                           "schedule that loop serially, or its consumer on the GPU")
+    return tuple(sorted(path))
