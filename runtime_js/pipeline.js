@@ -97,19 +97,38 @@ export async function create(meta, opts = {}) {
   throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
 }
 
-// What Emscripten's Node code needs and an ES module lacks (see templates/emcc_pre.js.j2).
-async function nodeGlobals(url) {
-  if (url.protocol !== 'file:') return {};
+// The threads variant's module options: where Emscripten's workers find the worker script and
+// the .mjs, and in Node what Emscripten's code needs and an ES module lacks (see
+// templates/emcc_pre.js.j2).
+async function threadOptions(variant) {
+  const options = {};
+  if (variant.worker) {
+    let worker = variant.worker.href;
+    if (variant.worker.protocol === 'data:') {
+      // A bundler inlined the small script: a worker from a data: URL has an opaque origin
+      // and could not import the .mjs, one from a blob: URL has the page's.
+      const text = await (await fetch(worker)).text();
+      worker = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+    }
+    options.mainScriptUrlOrBlob = variant.script.href;
+    options.locateFile = (path) => (path.endsWith('.worker.js') ? worker : path);
+  }
+  if (variant.wasm.protocol !== 'file:') return options;
   const [moduleName, pathName, urlName] = ['node:module', 'node:path', 'node:url'];
   const [{ createRequire }, path, { fileURLToPath }] = await Promise.all([
     import(/* @vite-ignore */ moduleName), import(/* @vite-ignore */ pathName),
     import(/* @vite-ignore */ urlName)]);
-  return { webhalRequire: createRequire(url), webhalDirname: path.dirname(fileURLToPath(url)) };
+  if (variant.worker) {
+    const worker = fileURLToPath(variant.worker);  // Node's Worker takes a path
+    options.locateFile = (p) => (p.endsWith('.worker.js') ? worker : p);
+  }
+  return { ...options, webhalRequire: createRequire(variant.wasm),
+    webhalDirname: path.dirname(fileURLToPath(variant.wasm)) };
 }
 
 async function load(meta, variant, gpu, reprepare) {
   const [factory, wasmBinary, node] = await Promise.all([variant.load(), readBytes(variant.wasm),
-    variant.features.includes('wasm_threads') ? nodeGlobals(variant.wasm) : {}]);
+    variant.features.includes('wasm_threads') ? threadOptions(variant) : {}]);
   const messages = [];
   const module = await factory.default({
     ...node,

@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import pathlib
+import re
 import shutil
 
 import numpy as np
@@ -246,7 +247,7 @@ def test_gpu_buffers_of_the_callers_chain_without_a_trip_through_the_cpu(package
     index = json.dumps((directory / "index.js").as_uri())
     out = json.loads(run_node_source(_GPU_BUFFERS % {"index": index}, dawn=True).stdout)
     assert out["same"] and out["equal"] and out["half"] and out["shape"] == [65, 33]
-    assert out["small"] == "blur_gpu.run: GPUBuffer input has 2348 bytes; its shape needs 2416"
+    assert out["small"] == "blur_gpu.run: GPUBuffer input has 2348 bytes; its shape needs 2412"
     assert out["usage"] == "blur_gpu.run: GPUBuffer input needs the usage STORAGE " \
         "(GPUBufferUsage.STORAGE)"
     assert out["not_a_buffer"].startswith("blur_gpu.run: the data of output output must be a "
@@ -532,20 +533,46 @@ def test_every_variant_in_headless_chromium(packages, chromium, tmp_path):
 VITE = pathlib.Path(__file__).resolve().parents[2] / "node_modules" / "vite" / "bin" / "vite.js"
 
 
-def test_a_vite_app_bundles_the_package_with_its_wasm(packages, tmp_path, node):
+_VITE_MAIN = """import { create } from 'brighten';
+const inputs = { input: { data: new Uint8Array(64 * 32).fill(10), shape: [64, 32] }, amount: 3 };
+window.webhalResult = (async () => {
+  const out = {};
+  for (const variant of [undefined, 'simd', 'scalar']) {
+    const p = await create({ variant });
+    out[p.variant] = (await p.run(inputs, { shape: [64, 32] })).data.slice(0, 2).join(',');
+  }
+  return out;
+})().catch((e) => ({ error: String(e && e.stack || e) }));
+"""
+
+
+def test_a_vite_app_bundles_the_package_with_its_wasm(packages, chromium, tmp_path, node):
     if not VITE.is_file():
         runtimes.missing("Vite", f"{VITE} is missing", "make setup (npm ci installs it)")
     app = _installed_app(packages, tmp_path)
     (app / "index.html").write_text('<!doctype html><script type="module" src="/main.js">'
                                     "</script>\n")
-    (app / "main.js").write_text("import { create } from 'brighten';\n"
-                                 "create().then((p) => { document.title = p.variant; });\n")
+    (app / "main.js").write_text(_VITE_MAIN)
     result = run_tool([shutil.which("node"), str(VITE), "build", "--logLevel", "warn"], cwd=app,
                       what="vite build")
     assert "externalized" not in result.stdout + result.stderr  # nothing Node-only leaks in
     assets = sorted(p.name for p in (app / "dist" / "assets").iterdir())
     assert sum(name.endswith(".wasm") for name in assets) == 3, assets  # one per variant
+    # The threads variant's pthread worker script and the .mjs it imports, as files.
+    # Emscripten's worker.js: a file, or inlined as a data: URL (runtime_js makes it a blob:).
+    scripts = [p.read_text() for p in (app / "dist" / "assets").glob("*.js")]
+    scripts += [base64.b64decode(m).decode() for text in scripts
+                for m in re.findall(r"data:text/javascript;base64,([A-Za-z0-9+/=]+)", text)]
+    assert any("urlOrBlob" in text for text in scripts), assets
+    assert any(n.startswith("brighten") and n.endswith(".mjs") for n in assets), assets
     wasm = sorted((app / "dist" / "assets").glob("*.wasm"))
     packaged = {(packages["brighten"][0] / v / "brighten.wasm").read_bytes()
                 for v in ("threads", "simd", "scalar")}
     assert {p.read_bytes() for p in wasm} == packaged
+    # The bundle runs, threads included (the server sends COOP/COEP: crossOriginIsolated).
+    from webhal.runners.browser import browser_session
+    with browser_session(app / "dist") as session:
+        page = session.open("index.html")
+        result = page.evaluate("window.webhalResult")
+        page.close()
+    assert result == {"threads": "30,30", "simd": "30,30", "scalar": "30,30"}

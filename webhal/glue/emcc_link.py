@@ -60,6 +60,11 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
     flags = emcc_flags(target, capabilities, environment=places, module=module,
                        gpu_bindings=False, thread_pool_size=thread_pool_size,
                        grow_shared_memory=True) + ["-sFILESYSTEM=0"]
+    if threads:
+        # No `new Worker(new URL(..., import.meta.url))` in the output: bundlers (Vite) would
+        # bundle Emscripten's CommonJS worker script and fail. runtime_js says where the
+        # worker script and the .mjs are (locateFile, mainScriptUrlOrBlob) instead.
+        flags.append("-sUSE_ES6_IMPORT_META=0")
     if suspend is not None:
         flags += suspend_flags(capabilities, target, suspend, imports=[READBACK],
                                exports=[function], only=suspend_path)

@@ -277,6 +277,9 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
                      "suspend": v.suspend, "device_arguments": v.device_arguments}
                     for v in variants]
     for v in variant_data:
+        worker = v["wasm"].removesuffix(".wasm") + ".worker.js"
+        if "wasm_threads" in v["features"] and os.path.exists(os.path.join(staging, worker)):
+            v["worker"] = worker  # Emscripten before 3.1.58 starts pthreads from a script
         if "webgpu" in v["features"]:
             v["wgsl"] = v["wasm"].removesuffix(".wasm") + ".wgsl"
             v["manifest"] = v["wgsl"] + ".json"

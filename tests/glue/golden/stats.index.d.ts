@@ -6,6 +6,13 @@ export interface Buffer<T> {
   shape: number[];
 }
 
+/** A GPUBuffer (usage STORAGE) of the pipeline's device, for arguments only kernels touch. */
+export interface GPUBufferLike {
+  readonly size: number;
+  readonly usage: number;
+  mapAsync(mode: number, offset?: number, size?: number): Promise<void>;
+}
+
 export interface Inputs {
   /** int16 buffer of 2 dimensions (Int16Array, x first) */
   values: Buffer<Int16Array>;
@@ -28,13 +35,15 @@ export interface Outputs {
   shifted: Buffer<Int32Array>;
 }
 
-export type Variant = "simd" | "scalar";
+export type Variant = "threads" | "simd" | "scalar";
 
 export interface Pipeline {
   /** The variant that runs. */
   readonly variant: Variant;
   /** Its Halide target string. */
   readonly target: string;
+  /** The GPUDevice of the webgpu variant (null on the others). */
+  readonly device: unknown;
   run(inputs: Inputs, outputs: OutputShapes): Promise<Outputs>;
 }
 
@@ -49,3 +58,22 @@ export interface CreateOptions {
 }
 
 export function create(opts?: CreateOptions): Promise<Pipeline>;
+
+/** How an image's channels lie in a buffer: planes [w, h, 4] or [w, h, 3] (rgb, no alpha),
+ * RGBA interleaved as [4, w, h], or luma only [w, h]. */
+export type ImageLayout = "planar" | "rgb" | "interleaved" | "gray";
+
+export interface ImageDataLike {
+  readonly data: Uint8ClampedArray;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A canvas ImageData as a uint8 input (planar by default). */
+export function fromImageData(image: ImageDataLike,
+  options?: { layout?: ImageLayout }): Buffer<Uint8Array>;
+
+/** An output as ImageData (a plain object of the same fields where ImageData is undefined);
+ * float data is taken as 0..1. */
+export function toImageData(buffer: Buffer<Uint8Array | Uint8ClampedArray | Float32Array | Float64Array>,
+  options?: { layout?: ImageLayout }): ImageDataLike;

@@ -2,6 +2,8 @@
 // "stats"`, then `const p = await create(); await p.run(inputs, outputs)`.
 import { create as createPipeline } from './runtime/pipeline.js';
 
+export { fromImageData, toImageData } from './runtime/image_data.js';
+
 export const meta = Object.freeze({
   name: "stats",
   generator: "stats",
@@ -9,9 +11,23 @@ export const meta = Object.freeze({
   arguments: [{"dimensions": 2, "kind": "buffer", "name": "values", "output": false, "type": "int16"}, {"dimensions": 1, "kind": "buffer", "name": "weights", "output": false, "type": "float64"}, {"dimensions": 0, "kind": "scalar", "name": "offset", "output": false, "type": "int32"}, {"dimensions": 0, "kind": "scalar", "name": "negate", "output": false, "type": "bool"}, {"dimensions": 1, "kind": "buffer", "name": "row_sums", "output": true, "type": "float64"}, {"dimensions": 2, "kind": "buffer", "name": "shifted", "output": true, "type": "int32"}],
   variants: [
     {
+      name: "threads",
+      target: "wasm-32-wasmrt-wasm_simd128-wasm_threads",
+      features: ["wasm_simd128", "wasm_threads"],
+      suspend: null,
+      deviceArguments: [],
+      // Files of their own (not bundled): Emscripten's workers load the script by URL.
+      script: new URL("./threads/stats.mjs", import.meta.url),
+      worker: new URL("./threads/stats.worker.js", import.meta.url),
+      load() { return import(/* @vite-ignore */ this.script.href); },
+      wasm: new URL("./threads/stats.wasm", import.meta.url),
+    },
+    {
       name: "simd",
       target: "wasm-32-wasmrt-wasm_simd128",
       features: ["wasm_simd128"],
+      suspend: null,
+      deviceArguments: [],
       load: () => import("./simd/stats.mjs"),
       wasm: new URL("./simd/stats.wasm", import.meta.url),
     },
@@ -19,6 +35,8 @@ export const meta = Object.freeze({
       name: "scalar",
       target: "wasm-32-wasmrt",
       features: [],
+      suspend: null,
+      deviceArguments: [],
       load: () => import("./scalar/stats.mjs"),
       wasm: new URL("./scalar/stats.wasm", import.meta.url),
     },
@@ -27,7 +45,7 @@ export const meta = Object.freeze({
 
 /**
  * Load the fastest variant this engine runs (or `opts.variant`, by name:
- * simd, scalar).
+ * threads, simd, scalar).
  */
 export function create(opts = {}) {
   return createPipeline(meta, opts);
