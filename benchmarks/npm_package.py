@@ -1,6 +1,8 @@
 """The demo blur as an npm package (`webhal build demos/blur/blur.py -g blur`): its size, the
 time `create()` takes in Node, and each variant's run time at 1536x1024 through the package's
-JavaScript API (buffers copied in and out on every call, as a user's code pays).
+JavaScript API (buffers copied in and out on every call, as a user's code pays); the threads
+variant's speed-up over SIMD; the webgpu variant built with ASYNCIFY (waiting for readbacks
+inside the entry) against the default build that reads outputs back after it returns.
 
     .venv/bin/python -m benchmarks.npm_package [--rounds 3] [--runs 25]
 
@@ -27,8 +29,8 @@ from webhal.toolchain.webgpu import find_swiftshader_icd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BLUR = ROOT / "demos" / "blur" / "blur.py"
-TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128",
-           "wasm-32-wasmrt"]
+TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128-wasm_threads",
+           "wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt"]
 
 _TIMING = """
 import { createRequire } from 'node:module';
@@ -88,6 +90,20 @@ def spread(xs) -> str:
     return f"{min(xs):.2f}/{statistics.median(xs):.2f}/{max(xs):.2f}"
 
 
+def _variant_files(directory: pathlib.Path, v: dict) -> list[pathlib.Path]:
+    """What a variant loads beside index.js and runtime/."""
+    files = [directory / v["js"], directory / v["wasm"]]
+    files += [directory / v[k] for k in ("worker", "wgsl", "manifest") if k in v]
+    return files
+
+
+def _timed(index: str, variant: str, width: int, height: int, runs: int) -> dict:
+    out = run_node_source(_TIMING % {"index": index}, [variant, str(width), str(height),
+                                                       str(runs)],
+                          dawn=variant == "webgpu", what="the package benchmark")
+    return json.loads(out.stdout)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -96,29 +112,48 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="webhal-npm-bench-") as tmp:
         directory = pathlib.Path(tmp) / "blur"
         meta = build.build(str(BLUR), "blur", str(directory), TARGETS, quiet=True)
+        suspending = pathlib.Path(tmp) / "blur-asyncify"
+        build.build(str(BLUR), "blur", str(suspending), TARGETS[:1], quiet=True,
+                    suspend="asyncify")
         shared = [directory / "index.js", *sorted((directory / "runtime").glob("*.js"))]
         index = json.dumps((directory / "index.js").as_uri())
         print(f"{'variant':8} {'gzip KB':>8} {'create ms':>16} {'run ms (1536x1024)':>26}")
+        medians = {}
         for v in meta["variants"]:
-            files = [*shared, directory / v["js"], directory / v["wasm"]]
-            if "wgsl" in v:
-                files += [directory / v["wgsl"], directory / v["manifest"]]
-            size = _gz(files)
+            size = _gz([*shared, *_variant_files(directory, v)])
             creates, runs = [], []
             for _ in range(args.rounds):
-                out = run_node_source(_TIMING % {"index": index},
-                                      [v["name"], "1536", "1024", str(args.runs)],
-                                      dawn=v["name"] == "webgpu", what="the package benchmark")
-                result = json.loads(out.stdout)
+                result = _timed(index, v["name"], 1536, 1024, args.runs)
                 creates.append(result["createMs"])
                 runs.append(statistics.median(result["times"]))
+            medians[v["name"]] = runs
             print(f"{v['name']:8} {size / 1024:8.1f} {spread(creates):>16} {spread(runs):>26}")
+        ratios = [s / t for s, t in zip(medians["simd"], medians["threads"])]
+        print(f"threads over SIMD on {os.cpu_count()} cores: {spread(ratios)}x (per round)")
+        cpu = {"webgpu", "simd", "scalar"}
+        both = [directory / f for v in meta["variants"] if v["name"] in cpu
+                for f in _variant_files(directory, v)]
+        print(f"CPU (SIMD + scalar) + WebGPU: {_gz([*shared, *both]) / 1024:.1f} KB gzipped; "
+              f"without WebGPU {_gz([*shared, *both[2:]]) / 1024:.1f} KB")
+        s_meta = json.loads((suspending / "package.json").read_text())
+        assert s_meta["webhal"]["variants"] == {"webgpu": TARGETS[0]}
+        s_index = json.dumps((suspending / "index.js").as_uri())
+        plain_v = meta["variants"][0]
+        s_wasm = suspending / plain_v["wasm"]
+        plain, waiting = [], []
+        for _ in range(args.rounds):
+            plain.append(statistics.median(_timed(index, "webgpu", 1536, 1024,
+                                                  args.runs)["times"]))
+            waiting.append(statistics.median(_timed(s_index, "webgpu", 1536, 1024,
+                                                    args.runs)["times"]))
+        print(f"webgpu variant, no suspension: wasm {_gz([directory / plain_v['wasm']])} B, "
+              f"JS {_gz([directory / plain_v['js']])} B gzipped, run {spread(plain)} ms; "
+              f"ASYNCIFY: wasm {_gz([s_wasm])} B, JS {_gz([suspending / plain_v['js']])} B, "
+              f"run {spread(waiting)} ms")
         js_tiny, py_tiny = [], []
         for _ in range(args.rounds):
-            out = run_node_source(_TIMING % {"index": index},
-                                  ["webgpu", "66", "10", str(args.runs * 4)], dawn=True,
-                                  what="the package benchmark")
-            js_tiny.append(statistics.median(json.loads(out.stdout)["times"]))
+            js_tiny.append(statistics.median(_timed(index, "webgpu", 66, 10,
+                                                    args.runs * 4)["times"]))
             py_tiny.append(statistics.median(_python_tiny_run_ms(args.runs * 4)))
         print(f"one call of the GPU blur at 64x8 (two kernels of one workgroup each, "
               f"SwiftShader): JavaScript runtime {spread(js_tiny)} ms, Python runtime "

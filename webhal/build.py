@@ -53,9 +53,9 @@ def parse_params(items: list[str]) -> dict[str, str]:
 
 def build(path: str, generator: str, directory: str, targets: list[str], *,
           params: dict[str, str] | None = None, name: str | None = None,
-          quiet: bool = False, cache: str | None = "") -> dict:
-    """Build generator `generator` of `path` into an npm package in `directory`; `cache` as
-    for webhal.glue.npm_package.build_package."""
+          quiet: bool = False, cache: str | None = "", suspend: str | None = None) -> dict:
+    """Build generator `generator` of `path` into an npm package in `directory`; `cache` and
+    `suspend` as for webhal.glue.npm_package.build_package."""
     generators = load_generators(path)
     if generator not in generators:
         raise CompileError(f"{path} has no generator {generator!r}; it has "
@@ -71,7 +71,7 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
 
     if quiet:
         return build_package(make, targets, directory, generator=generator,
-                             generator_params=params, name=name, cache=cache)
+                             generator_params=params, name=name, cache=cache, suspend=suspend)
     console = Console(stderr=True, highlight=False)
     with console.status(f"webhal build {generator}") as status:
         def progress(message: str) -> None:
@@ -82,7 +82,7 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
 
         return build_package(make, targets, directory, generator=generator,
                              generator_params=params, name=name, cache=cache,
-                             progress=progress)
+                             progress=progress, suspend=suspend)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -90,7 +90,8 @@ def main(args: argparse.Namespace) -> int:
     targets = [t for t in args.target.split(",") if t]
     try:
         meta = build(args.file, args.generator, args.output, targets,
-                     params=parse_params(args.params), name=args.name, quiet=args.quiet)
+                     params=parse_params(args.params), name=args.name, quiet=args.quiet,
+                     suspend=None if args.suspend == "auto" else args.suspend)
     except HalideError as e:
         print(f"webhal build: {e}", file=sys.stderr)
         return 1

@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: %(default)s)")
     build.add_argument("--name", help="the npm package name (default: the generator's)")
     build.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    build.add_argument("--suspend", choices=("auto", "asyncify", "jspi"), default="auto",
+                       help="how GPU variants wait for readbacks inside the pipeline (auto: "
+                            "ASYNCIFY only where the host code reads a kernel's result)")
     build.add_argument("params", nargs="*", metavar="name=value",
                        help="GeneratorParams, as Halide's generator command line takes them")
     build.set_defaults(handler=_build)

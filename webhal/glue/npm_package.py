@@ -35,6 +35,7 @@ from webhal.ir.schedule import DeviceAPI
 from webhal.ir.visitor import walk
 from webhal.target import Target
 from webhal.toolchain import find_emscripten
+from webhal.toolchain.emcc_flags import SUSPENDERS
 
 # The order variants are tried in at load time: the fastest first.
 VARIANT_ORDER = ("webgpu", "threads", "simd", "scalar")
@@ -86,8 +87,8 @@ def c_identifier(name: str) -> str:
 def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Target],
                   directory: str, *, generator: str, generator_params: dict | None = None,
                   name: str | None = None, version: str = "0.1.0",
-                  cache: str | None = "", progress: Callable[[str], None] = lambda _: None
-                  ) -> dict:
+                  cache: str | None = "", progress: Callable[[str], None] = lambda _: None,
+                  suspend: str | None = None) -> dict:
     """Build an npm package in `directory` (replaced if it exists) with one variant per target.
 
     make(target) returns the (Pipeline, inputs) to compile for that target: a generator's
@@ -96,7 +97,12 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     `progress` receives what is being done (ending in "...") and what was done.
     Each variant is kept in `cache` (default: default_cache_dir(); None: no cache) under a
     digest of everything it depends on, so an unchanged generator is not compiled again.
+    suspend ("asyncify" or "jspi") makes GPU variants wait for readbacks inside the entry
+    function even when only outputs are read back (by default only pipelines whose host code
+    reads a kernel's result use ASYNCIFY).
     Returns the package's meta data (what index.js holds, without the loaders)."""
+    if suspend not in (None, *SUSPENDERS):
+        raise ValueError(f"suspend must be None or one of {SUSPENDERS}, not {suspend!r}")
     cache = default_cache_dir() if cache == "" else cache
     params = dict(generator_params or {})
     package = name or npm_name(generator)
@@ -118,7 +124,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
             progress(f"{vname}: building for {target}...")
             pipeline, inputs = make(target)
             args, about, reused = _build_variant(pipeline, inputs, target, function,
-                                                 staging, vname, cache)
+                                                 staging, vname, cache, suspend)
             progress(f"{vname}: {'unchanged, from the cache' if reused else 'compiled'} "
                      f"({target})")
             if arguments is not None and args != arguments:
@@ -140,15 +146,17 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
 
 
 def _build_variant(pipeline, inputs, target: Target, function: str, staging: str,
-                   vname: str, cache: str | None) -> tuple[list[dict], dict, bool]:
+                   vname: str, cache: str | None, forced: str | None = None
+                   ) -> tuple[list[dict], dict, bool]:
     """Compile and link one variant into staging/vname; returns its arguments, what index.js
     says of it beyond its files (how its entry waits for the GPU, None when it need not; the
     arguments that may be GPUBuffers) and whether it came from the cache."""
     folder = os.path.join(staging, vname)
     module = lower_for_aot(pipeline, inputs, function, target)
     device = codegen.device_code(module)
-    suspend = _check_gpu_variant(module, device, target) if target.has_feature("webgpu") \
-        else None
+    suspend = None
+    if target.has_feature("webgpu"):
+        suspend = forced or _check_gpu_variant(module, device, target)
     about = {"suspend": suspend, "device_arguments": _device_arguments(module, device)}
     emscripten = find_emscripten()
     arguments = [_argument(a) for a in entry_arguments(module)]
