@@ -101,29 +101,27 @@ export async function create(meta, opts = {}) {
 // the .mjs, and in Node what Emscripten's code needs and an ES module lacks (see
 // templates/emcc_pre.js.j2).
 async function threadOptions(variant) {
-  const options = {};
+  const node = variant.wasm.protocol === 'file:';
+  const [moduleName, pathName, urlName] = ['node:module', 'node:path', 'node:url'];
+  const [{ createRequire }, path, { fileURLToPath }] = node ? await Promise.all([
+    import(/* @vite-ignore */ moduleName), import(/* @vite-ignore */ pathName),
+    import(/* @vite-ignore */ urlName)]) : [{}, null, {}];
+  const options = node ? { webhalRequire: createRequire(variant.wasm),
+    webhalDirname: path.dirname(fileURLToPath(variant.wasm)) } : {};
   if (variant.worker) {
     let worker = variant.worker.href;
-    if (variant.worker.protocol === 'data:') {
+    if (node) {
+      worker = fileURLToPath(variant.worker);  // Node's Worker takes a path
+    } else if (variant.worker.protocol === 'data:') {
       // A bundler inlined the small script: a worker from a data: URL has an opaque origin
       // and could not import the .mjs, one from a blob: URL has the page's.
       const text = await (await fetch(worker)).text();
       worker = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
     }
     options.mainScriptUrlOrBlob = variant.script.href;
-    options.locateFile = (path) => (path.endsWith('.worker.js') ? worker : path);
+    options.locateFile = (file) => (file.endsWith('.worker.js') ? worker : file);
   }
-  if (variant.wasm.protocol !== 'file:') return options;
-  const [moduleName, pathName, urlName] = ['node:module', 'node:path', 'node:url'];
-  const [{ createRequire }, path, { fileURLToPath }] = await Promise.all([
-    import(/* @vite-ignore */ moduleName), import(/* @vite-ignore */ pathName),
-    import(/* @vite-ignore */ urlName)]);
-  if (variant.worker) {
-    const worker = fileURLToPath(variant.worker);  // Node's Worker takes a path
-    options.locateFile = (p) => (p.endsWith('.worker.js') ? worker : p);
-  }
-  return { ...options, webhalRequire: createRequire(variant.wasm),
-    webhalDirname: path.dirname(fileURLToPath(variant.wasm)) };
+  return options;
 }
 
 async function load(meta, variant, gpu, reprepare) {

@@ -45,9 +45,9 @@ class LinkGlue:
 def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: str, *,
               suspend: str | None = None, suspend_path: tuple[str, ...] = (),
               thread_pool_size: int = 4) -> LinkGlue:
-    """The response file and pre-js that link `function`'s static library (`<function>.a`,
-    in the folder emcc runs in) into `<function>.mjs` + `.wasm` (+ `.worker.js` with
-    wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path: the wasm functions
+    """The response file, pre-js and (GPU variants) js-library that link `function`'s static
+    library (`<function>.a`, in the folder emcc runs in) into `<function>.mjs` + `.wasm`
+    (+ `.worker.js` with wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path: the wasm functions
     from the entry to the readback (asyncify instruments only these)."""
     threads = target.has_feature("wasm_threads")
     gpu = target.has_feature("webgpu")

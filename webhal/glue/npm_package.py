@@ -156,7 +156,7 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
     device = codegen.device_code(module)
     suspend = None
     if target.has_feature("webgpu"):
-        suspend = forced or _check_gpu_variant(module, device, target)
+        suspend = forced or _gpu_suspension(module, device, target)
     about = {"suspend": suspend, "device_arguments": _device_arguments(module, device)}
     emscripten = find_emscripten()
     arguments = [_argument(a) for a in entry_arguments(module)]
@@ -224,7 +224,7 @@ def default_cache_dir() -> str:
     return os.path.join(base, "npm")
 
 
-def _check_gpu_variant(module, device: dict, target: Target) -> str | None:
+def _gpu_suspension(module, device: dict, target: Target) -> str | None:
     """A GPU variant needs kernels. Returns how its entry waits for a readback: None when the
     host code reads nothing a kernel wrote before the pipeline ends (the outputs are read back
     after the entry returns), else "asyncify"."""
