@@ -47,8 +47,8 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
               thread_pool_size: int = 4) -> LinkGlue:
     """The response file, pre-js and (GPU variants) js-library that link `function`'s static
     library (`<function>.a`, in the folder emcc runs in) into `<function>.mjs` + `.wasm`
-    (+ `.worker.js` with wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path: the wasm functions
-    from the entry to the readback (asyncify instruments only these)."""
+    (+ `.worker.js` with wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path:
+    the wasm functions from the entry to the readback (asyncify instruments only these)."""
     threads = target.has_feature("wasm_threads")
     gpu = target.has_feature("webgpu")
     # Web only where Node need not run Emscripten's own loader (runtime_js reads the .wasm):
