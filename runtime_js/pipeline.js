@@ -5,7 +5,9 @@
 
 import { ERROR_CODE } from './abi.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
-import { BUFFER_USAGE, WebGPURuntime, isGpuBuffer, requestDevice } from './webgpu.js';
+import {
+  BUFFER_USAGE, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
+} from './webgpu.js';
 
 // The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
@@ -190,6 +192,11 @@ class Pipeline {
   /** The GPUDevice a GPU variant runs on (null for the wasm variants). */
   get device() {
     return this._gpu?.device ?? null;
+  }
+
+  /** The WebGPU adapter a GPU variant runs on ({ vendor, architecture, ... }), else null. */
+  get adapterInfo() {
+    return adapterInfo(this.device);
   }
 
   async _run(inputs, outputs) {

@@ -55,6 +55,14 @@ export async function requestDevice(opts, features) {
 }
 
 const keepAlive = new WeakMap();
+
+/** What `device` runs on ({ vendor, architecture, device, description }), or null. */
+export function adapterInfo(device) {
+  const info = device?.adapterInfo ?? keepAlive.get(device)?.[1]?.info;
+  if (!info) return null;
+  const { vendor, architecture, device: name, description } = info;
+  return { vendor, architecture, device: name, description };
+}
 const userDevices = new WeakSet();  // devices handed in, which this runtime must not replace
 
 // In Node, HL_WEBGPU_NODE_BINDINGS names a dawn.node to load (as in Halide's WebGPU runtime).

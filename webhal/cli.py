@@ -1,4 +1,5 @@
-"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`, `webhal build`, `webhal serve`."""
+"""The `webhal` command: `webhal doctor [--json]`, `webhal demo`, `webhal build`, `webhal test`,
+`webhal serve`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ def _build(args: argparse.Namespace) -> int:
     from webhal import build
 
     return build.main(args)
+
+
+def _test(args: argparse.Namespace) -> int:
+    from webhal.testing import command
+
+    return command.main(args)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -77,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="GeneratorParams, as Halide's generator command line takes them")
     build.set_defaults(handler=_build)
 
+    test = commands.add_parser(
+        "test", help="run a generator on every runtime (host, wgpu, wasmtime, Node, headless "
+                     "Chromium) and compare each result with the reference")
+    from webhal.testing.command import add_arguments
+    add_arguments(test)
+    test.set_defaults(handler=_test)
+
     serve = commands.add_parser(
         "serve", help="serve a folder (a built package, a page) to a browser, with the headers "
                       "wasm threads need")
@@ -93,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     # GeneratorParams (name=value) may follow the options, which argparse cannot take as the
     # positional list it has already closed.
-    if args.command == "build" and all("=" in e and not e.startswith("-") for e in extra):
+    if args.command in ("build", "test") and all("=" in e and not e.startswith("-") for e in extra):
         args.params = [*args.params, *extra]
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

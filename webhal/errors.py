@@ -114,3 +114,19 @@ class ToolchainError(HalideError):
         self.output = output
         self.hint = hint
         super().__init__("\n".join(parts))
+
+
+class BrowserError(HalideError):
+    """A page failed in the browser: it threw, the browser crashed, or it ran past its time.
+    The message is the browser's own; `console` holds the page's console lines until then."""
+
+    def __init__(self, message: str, console: list[str] | tuple[str, ...] = (),
+                 hint: str = ""):
+        self.console = list(console)
+        self.hint = hint
+        parts = [message]
+        if self.console:
+            parts.append("console (last lines):\n" + "\n".join(self.console[-25:]))
+        if hint:
+            parts.append("to fix: " + hint)
+        super().__init__("\n".join(parts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
+from webhal.analysis.boxes import boxes_required
 from webhal.debug import debug_level
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
@@ -18,9 +19,9 @@ from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.function import Function
 from webhal.ir.module import Module
-from webhal.ir.printer import stmt_to_string
+from webhal.ir.printer import stmt_to_string, to_string
 from webhal.ir.schedule import DeviceAPI
-from webhal.ir.visitor import per_node, walk
+from webhal.ir.visitor import per_node, substitute, walk
 from webhal.passes import (
     add_buffer_checks,
     bounds_inference,
@@ -142,6 +143,46 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
         _log(level, pass_name, new, s, time.perf_counter() - t0)
         s = new
     return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
+
+
+def input_bounds(outputs: list[Function], functions: list[Function], target,
+                 output_extents: dict[str, list[int]], values: dict[str, object],
+                 input_extents: dict[str, list[int]] | None = None
+                 ) -> dict[str, list[tuple[int, int]]]:
+    """A bounds query, as Halide's: the (min, extent) per dimension of each input buffer that
+    computing `outputs` over [0, extent) per dimension reads, with Params at `values`. Where
+    the region depends on the size of an input (a reduction over all of it), `input_extents`
+    gives that size. Runs the passes up to the buffer checks, whose regions these are."""
+    images, params = gather_inputs(functions)
+    ctx = LowerContext(outputs, functions, target, images, params)
+    s: st.Stmt = st.Evaluate(ops.const(0))
+    for _, fn in PASSES[:[n for n, _ in PASSES].index("buffer checks")]:
+        s = fn(s, ctx)
+    known: dict[str, ir.Expr] = {}
+    sizes = {**(input_extents or {}), **{o.name: output_extents[o.name] for o in outputs}}
+    for name, extents in sizes.items():
+        for d, extent in enumerate(extents):
+            known[f"{name}.min.{d}"] = ops.const(0)
+            known[f"{name}.extent.{d}"] = ops.const(int(extent))
+    for name, param in params.items():
+        value = values.get(name, param.get() if hasattr(param, "get") else None)
+        if value is not None:
+            known[name] = ops.const(value, param.type())
+    regions = {}
+    for name, box in boxes_required(s, set(images)).items():
+        region = []
+        for d, iv in enumerate(box):
+            if not iv.is_bounded():
+                raise CompileError(f"{name} is read without a bound in dimension {d}; clamp "
+                                   "the coordinates (hl.clamp or BoundaryConditions)")
+            lo, hi = (simplify.simplify_expr(substitute(e, known)) for e in (iv.min, iv.max))
+            for e in (lo, hi):
+                if not isinstance(e, ir.IntImm):
+                    raise CompileError(f"the region of {name} read in dimension {d} depends on "
+                                       f"{to_string(e)}, which this bounds query does not know")
+            region.append((lo.value, max(0, hi.value - lo.value + 1)))
+        regions[name] = region
+    return regions
 
 
 def _log(level: int, name: str, s: st.Stmt, before, seconds: float) -> None:

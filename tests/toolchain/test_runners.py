@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from webhal.errors import ToolchainError
-from webhal.runners.browser import StaticServer
+from webhal.runners.server import StaticServer
 from webhal.runners.node import dawn_adapter_info, run_node_source
 
 

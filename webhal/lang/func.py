@@ -242,6 +242,11 @@ class Func(Stage):
         return the result as an hl.Buffer."""
         return _pipeline(self).realize(sizes, target)
 
+    def infer_input_bounds(self, sizes, target=None):
+        """Bind a Buffer just large enough for realizing over `sizes` to each unbound
+        ImageParam (Halide's bounds query; see Pipeline.infer_input_bounds)."""
+        _pipeline(self).infer_input_bounds(sizes, target)
+
     def compile_jit(self, target=None):
         _pipeline(self).compile_jit(target)
 

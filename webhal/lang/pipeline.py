@@ -31,6 +31,31 @@ class Pipeline:
     def functions(self) -> list[Function]:
         return functions_of([f.function() for f in self._outputs])
 
+    def infer_input_bounds(self, sizes, target=None):
+        """Halide's bounds query: give each ImageParam that has no Buffer bound a new, zeroed
+        Buffer just large enough for computing the outputs over [0, size) per dimension (a
+        list of sizes, or one list per output)."""
+        from webhal.lower import gather_inputs, input_bounds
+
+        where = user_location()
+        sizes = list(sizes)
+        per_output = sizes if sizes and isinstance(sizes[0], (list, tuple)) else [sizes]
+        if len(per_output) != len(self._outputs):
+            raise BufferError(f"infer_input_bounds: {len(per_output)} sizes for "
+                              f"{len(self._outputs)} outputs", where)
+        target = get_jit_target_from_environment() if target is None else Target(target)
+        regions = input_bounds([f.function() for f in self._outputs], self.functions(), target,
+                               {f.name(): list(s) for f, s in zip(self._outputs, per_output)}, {})
+        images, _ = gather_inputs(self.functions())
+        for name, region in regions.items():
+            image = images[name]
+            if not hasattr(image, "set") or image.get() is not None:
+                continue  # a Buffer, or an ImageParam the caller bound
+            if any(lo < 0 for lo, _ in region):
+                raise BufferError(f"{name} is read at {[lo for lo, _ in region]}: a Buffer "
+                                  "starting at 0 cannot cover it; bind one with set_min", where)
+            image.set(Buffer(image.type(), [lo + extent for lo, extent in region]))
+
     def realize(self, sizes=None, target=None):
         """Run the pipeline over [0, size) per dimension, or into given Buffers. Returns a
         Buffer (or a list of them for several outputs)."""

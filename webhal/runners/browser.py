@@ -8,17 +8,18 @@ never `playwright install`, which downloads a browser.
 
 from __future__ import annotations
 
-import functools
-import http.server
+import atexit
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from webhal.errors import ToolchainError
+from webhal.errors import BrowserError, ToolchainError
+from webhal.runners.server import StaticServer
 from webhal.toolchain.adapters import AdapterInfo
 from webhal.toolchain.cache import cached
 from webhal.toolchain.hosts import CHROMIUM_HINT, PLAYWRIGHT_HINT, find_chromium, find_playwright
@@ -33,96 +34,6 @@ CHROMIUM_ARGS = (
     "--no-first-run",
     "--disable-quic",
 )
-
-# Cross-origin isolation (SharedArrayBuffer for wasm threads), and no stale cached builds.
-ISOLATION_HEADERS = {
-    "Cross-Origin-Opener-Policy": "same-origin",
-    "Cross-Origin-Embedder-Policy": "require-corp",
-    "Cross-Origin-Resource-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
-
-MIME_TYPES = {
-    ".wasm": "application/wasm",
-    ".js": "text/javascript",
-    ".mjs": "text/javascript",
-    ".json": "application/json",
-    ".wgsl": "text/plain",
-    ".map": "application/json",
-}
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extra_headers: Mapping[str, str] = ISOLATION_HEADERS
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
-
-    def send_head(self):
-        # translate_path already drops `..` (also when percent-encoded) and absolute parts;
-        # what it cannot see is a symbolic link inside the folder that points out of it.
-        root = os.path.realpath(self.directory)
-        real = os.path.realpath(self.translate_path(self.path))
-        if os.path.commonpath([root, real]) != root:
-            self.send_error(403, "outside the served folder")
-            return None
-        return super().send_head()
-
-    def end_headers(self) -> None:
-        for name, value in self.extra_headers.items():
-            self.send_header(name, value)
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-class StaticServer:
-    """A threaded HTTP server for one directory, on 127.0.0.1 unless `host` says otherwise
-    (ephemeral port by default). Nothing outside the directory is served: `..`, encoded or
-    not, and absolute paths stay inside it, and a symbolic link that leads out is refused (403).
-
-    Use as a context manager; `url` is "http://<host>:<port>". Every response carries
-    `headers` (default: COOP/COEP/CORP and no-store)."""
-
-    def __init__(self, directory: str | os.PathLike, *, port: int = 0, host: str = "127.0.0.1",
-                 headers: Mapping[str, str] = ISOLATION_HEADERS):
-        handler_class = type("Handler", (_Handler,), {"extra_headers": dict(headers)})
-        self.directory = os.fspath(directory)
-        if not os.path.isdir(self.directory):
-            raise ToolchainError(f"cannot serve {self.directory}: not a folder")
-        self.host = host
-        handler = functools.partial(handler_class, directory=self.directory)
-        try:
-            self._server = http.server.ThreadingHTTPServer((host, port), handler)
-        except OSError as exc:
-            raise ToolchainError(f"cannot serve on {host}:{port}: {exc.strerror}",
-                                 hint="choose another --port, or stop what uses it") from None
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        name="webhal-static-server", daemon=True)
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        return self._server.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def serve_forever(self) -> None:
-        """Block until interrupted (the `webhal serve` command)."""
-        self._thread.join()
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> StaticServer:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
 
 @dataclass
 class BrowserSession:
@@ -189,6 +100,175 @@ def browser_session(directory: str | os.PathLike, *, extra_args: Sequence[str] =
             yield BrowserSession(server=server, browser=browser, chromium_path=chromium.path)
         finally:
             browser.close()
+
+
+# The runner's page: it reports an uncaught error or rejection as the run's reply, so that a
+# page that throws ends the wait at once with the browser's message.
+_RUNNER_PAGE = """<!doctype html>
+<meta charset="utf-8">
+<title>webhal runner</title>
+<link rel="icon" href="data:,">
+<script>
+const fail = (what, e) => { window.webhalReply ??= { error: what + String(e && e.stack || e) }; };
+addEventListener('error', (ev) => fail('uncaught: ', ev.error ?? ev.message));
+addEventListener('unhandledrejection', (ev) => fail('unhandled rejection: ', ev.reason));
+</script>
+"""
+
+# Starts runtime_js/harness.js on a package; the reply lands in window.webhalReply.
+_START_PACKAGE = """([index, spec]) => {
+  window.webhalReply = undefined;
+  Promise.all([import('/harness.js'), import(index)])
+    .then(([harness, pkg]) => harness.runPackage(pkg.create, spec))
+    .then((reply) => { window.webhalReply = { reply }; },
+          (e) => { window.webhalReply = { error: String(e && e.stack || e) }; });
+}"""
+
+
+class _Observed:
+    """A page's console lines and page errors as they come."""
+
+    def __init__(self, page):
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", self._error)
+        page.on("crash", lambda _: self.console.append("crash: the page's renderer died"))
+
+    def _error(self, error) -> None:
+        self.errors.append(str(error))
+        self.console.append(f"pageerror: {error}")
+
+
+class BrowserRunner:
+    """One headless Chromium and one local server for many runs in this process: built
+    packages run on a chosen variant through runtime_js/harness.js (`run_package`), pages run
+    until they report (`run_page`). Use `shared_runner()` rather than making one per run.
+
+    A page that throws, a crash of the browser and a run past its time raise BrowserError
+    with the browser's own message and the page's console lines."""
+
+    def __init__(self, *, extra_args: Sequence[str] = (), timeout_s: float = 120):
+        from webhal.glue import package_data
+
+        self.timeout_s = timeout_s
+        self._stack = ExitStack()
+        self.root = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="webhal-run-"))
+        with open(os.path.join(self.root, "runner.html"), "w") as f:
+            f.write(_RUNNER_PAGE)
+        harness = package_data.folder("runtime_js") / "harness.js"
+        with open(os.path.join(self.root, "harness.js"), "w") as f:
+            f.write(harness.read_text(encoding="utf-8"))
+        self._mounted: dict[str, tuple[int, str]] = {}
+        self.session = self._stack.enter_context(
+            browser_session(self.root, extra_args=extra_args, timeout_s=timeout_s))
+
+    @property
+    def alive(self) -> bool:
+        return self.session.browser.is_connected()
+
+    def mount(self, directory: str | os.PathLike) -> str:
+        """Copy `directory` under the served root (again when a file in it changed) and return
+        its URL path, "/name-N"."""
+        real = os.path.realpath(directory)
+        if not os.path.isdir(real):
+            raise ToolchainError(f"cannot serve {directory}: not a folder")
+        stamp = max((os.stat(os.path.join(d, f)).st_mtime_ns for d, _, files in os.walk(real)
+                     for f in files), default=0)
+        known = self._mounted.get(real)
+        if known and known[0] == stamp:
+            return known[1]
+        name = f"/{os.path.basename(real)}-{len(self._mounted)}"
+        shutil.copytree(real, self.root + name, dirs_exist_ok=True)
+        self._mounted[real] = (stamp, name)
+        return name
+
+    def run_package(self, directory: str | os.PathLike, inputs: Mapping[str, object],
+                    output_shapes: Mapping[str, Sequence[int]], *, variant: str | None = None,
+                    samples: int = 0, min_batch_ms: float = 20, timeout_s: float | None = None,
+                    init_script: str | None = None):
+        """Run the npm package in `directory` in a fresh page (inputs and shapes as in
+        webhal.runners.package_run.spec); returns a PackageRun. `init_script` runs before the
+        page's own scripts (to take WebGPU away, say)."""
+        from webhal.runners import package_run
+
+        where = f"{os.path.basename(os.path.realpath(directory))}"
+        where += f" ({variant} variant)" if variant else ""
+        index = self.mount(directory) + "/index.js"
+        run_spec = package_run.spec(variant, inputs, output_shapes, samples, min_batch_ms)
+        reply, console = self._run("/runner.html", where, timeout_s, init_script,
+                                   start=(_START_PACKAGE, [index, run_spec]))
+        return package_run.result(reply, console)
+
+    def run_page(self, path: str, *, result: str = "window.webhalResult",
+                 timeout_s: float | None = None, screenshot: str | os.PathLike | None = None,
+                 full_page: bool = True) -> tuple[Any, list[str]]:
+        """Open `path` (under the served root; see `mount`), wait until the expression `result`
+        is defined, and return its value and the console lines; a page reporting
+        { error } raises. With `screenshot`, a PNG of the page is saved there afterwards."""
+        return self._run(path, path, timeout_s, None, result=result, screenshot=screenshot,
+                         full_page=full_page)
+
+    def _run(self, path, where, timeout_s, init_script, *, start=None,
+             result="window.webhalReply", screenshot=None, full_page=True):
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        timeout_s = timeout_s or self.timeout_s
+        page = self.session.browser.new_page()
+        observed = _Observed(page)
+        try:
+            if init_script:
+                page.add_init_script(init_script)
+            page.set_default_timeout(timeout_s * 1000)
+            page.goto(self.session.url + path)
+            if start:
+                page.evaluate(*start)
+            page.wait_for_function(f"() => ({result}) !== undefined", timeout=timeout_s * 1000)
+            value = page.evaluate(result)
+            if screenshot:
+                page.screenshot(path=os.fspath(screenshot), full_page=full_page)
+        except PlaywrightTimeout:
+            raise BrowserError(f"{where} did not finish in Chromium within {timeout_s:g} s",
+                               observed.console,
+                               hint="a longer timeout_s, or see the console lines") from None
+        except PlaywrightError as exc:
+            raise BrowserError(f"{where} failed in Chromium: {exc.message.strip()}",
+                               observed.console) from None
+        finally:
+            if self.alive:
+                page.close()
+        if isinstance(value, dict) and "error" in value:
+            raise BrowserError(f"{where} failed in Chromium: {value['error']}", observed.console)
+        if observed.errors:  # thrown where the page's listeners could not see it
+            raise BrowserError(f"{where} threw in Chromium: {observed.errors[0]}",
+                               observed.console)
+        return (value["reply"] if start else value), observed.console
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+_shared: BrowserRunner | None = None
+
+
+def shared_runner() -> BrowserRunner:
+    """The process's BrowserRunner, started on first use (and again if its browser died);
+    closed when the process exits."""
+    global _shared
+    if _shared is None or not _shared.alive:
+        if _shared is not None:
+            _shared.close()
+        _shared = BrowserRunner()
+        atexit.register(_close_shared)
+    return _shared
+
+
+def _close_shared() -> None:
+    global _shared
+    if _shared is not None:
+        _shared.close()
+        _shared = None
 
 
 _ADAPTER_PROBE = """async () => {

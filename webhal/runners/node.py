@@ -92,3 +92,49 @@ def dawn_adapter_info(timeout_s: float = 60) -> AdapterInfo:
                              hint=f"check SwiftShader's ICD ({find_swiftshader_icd().path}); "
                                   f"{DAWN_NODE_HINT}")
     return AdapterInfo.from_dict("dawn.node", info)
+
+
+# Runs runtime_js/harness.js on a package: argv is the harness's and the package's file URLs,
+# the spec's path and where the reply goes (stdout is the pipeline's own). webgpu variants find
+# dawn.node through HL_WEBGPU_NODE_BINDINGS, as runtime_js/webgpu.js does.
+_RUN_PACKAGE = """
+import { readFileSync, writeFileSync } from 'node:fs';
+const [harness, index, specPath, replyPath] = process.argv.slice(2);
+const { runPackage } = await import(harness);
+const { create } = await import(index);
+const reply = await runPackage(create, JSON.parse(readFileSync(specPath, 'utf8')));
+writeFileSync(replyPath, JSON.stringify(reply));
+process.exit(0);  // dawn.node keeps Node alive otherwise
+"""
+
+
+def run_package(directory: str | os.PathLike, inputs: Mapping[str, object],
+                output_shapes: Mapping[str, Sequence[int]], *, variant: str | None = None,
+                samples: int = 0, min_batch_ms: float = 20, timeout_s: float = 300):
+    """Run the npm package in `directory` in Node (webhal.runners.package_run.spec gives the
+    meaning of the arguments); webgpu variants run on dawn.node. Returns a PackageRun.
+    Raises ToolchainError with Node's output when the run fails."""
+    import json
+    import pathlib
+
+    from webhal.glue import package_data
+    from webhal.runners import package_run
+
+    directory = pathlib.Path(directory).resolve()
+    meta = json.loads((directory / "package.json").read_text(encoding="utf-8"))["webhal"]
+    targets = meta["variants"] if variant is None else {variant: meta["variants"].get(variant, "")}
+    dawn = any("webgpu" in t.split("-") for t in targets.values())
+    harness = package_data.folder("runtime_js") / "harness.js"
+    with tempfile.TemporaryDirectory(prefix="webhal-node-run-") as tmp:
+        spec_path, reply_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "reply.json")
+        with open(spec_path, "w") as f:
+            json.dump(package_run.spec(variant, inputs, output_shapes, samples, min_batch_ms), f)
+        done = run_node_source(_RUN_PACKAGE, [pathlib.Path(str(harness)).as_uri(),
+                                              (directory / "index.js").as_uri(), spec_path,
+                                              reply_path],
+                               dawn=dawn, timeout_s=timeout_s,
+                               what=f"{directory.name} in Node")
+        with open(reply_path) as f:
+            reply = json.load(f)
+    console = [line for line in (done.stdout + done.stderr).splitlines() if line]
+    return package_run.result(reply, console)
