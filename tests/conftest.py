@@ -1,4 +1,5 @@
-"""Shared test rules: the runtime fixtures come from webhal's pytest plugin.
+"""Shared test rules: the runtime fixtures come from webhal's pytest plugin, which pip's
+install registers (the `pytest11` entry point), as it does in users' projects.
 
 A test that needs a runtime asks for it by fixture (webhal/testing/plugin.py). Locally a missing
 runtime skips the test with a message saying what to install; under WEBHAL_EXPECT_ALL=1 (set by
@@ -10,7 +11,7 @@ runs, so that code only one implementation accepts is caught.
 
 import pytest
 
-pytest_plugins = ["webhal.testing.plugin"]
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(autouse=True)

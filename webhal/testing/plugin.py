@@ -1,8 +1,15 @@
 """pytest fixtures and hooks for the runtimes webhal pipelines run on.
 
-Load it with `pytest_plugins = ["webhal.testing.plugin"]` in a top-level conftest.py. A test asks
-for a runtime by fixture (`emscripten`, `node`, `chromium`, `browser`, `wgpu_adapter`...); when the
-runtime is missing the test is skipped with an install hint, or fails under WEBHAL_EXPECT_ALL=1 or
+Installed with webhal (the `pytest11` entry point "webhal"), so any project's tests have them;
+`-p no:webhal` turns it off. A test runs a generator with `webhal_run`:
+
+    def test_blur(webhal_run, webhal_runtime):
+        out = webhal_run(Blur, {"input": image}, runtime=webhal_runtime)
+
+`webhal_runtime` parametrizes a test over every runtime (host, wgpu, wasmtime, node, browser),
+and `webhal_run` compares each result with the reference evaluator. A test can also ask for a
+runtime itself (`emscripten`, `node`, `chromium`, `browser`, `wgpu_adapter`...). When a runtime
+is missing the test is skipped with an install hint, or fails under WEBHAL_EXPECT_ALL=1 or
 `--expect-all` (see webhal.testing.runtimes). Tests using browser or GPU fixtures are marked
 `browser` / `gpu` automatically, so `-m "not slow and not browser"` deselects them.
 """
@@ -15,7 +22,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from webhal.testing import runtimes
+from webhal.testing import harness, runtimes
 from webhal.testing.runtimes import EXPECT_ALL_ENV, require
 from webhal.toolchain import private_runtime_dir
 
@@ -55,7 +62,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = getattr(item, "fixturenames", ())
-        for marker in sorted({FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}):
+        wanted = {FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}
+        runtime = getattr(getattr(item, "callspec", None), "params", {}).get("webhal_runtime")
+        if runtime in RUNTIME_MARKERS:
+            wanted.add(RUNTIME_MARKERS[runtime])
+        for marker in sorted(wanted):
             item.add_marker(marker)
 
 
@@ -133,6 +144,82 @@ def wgpu_device(wgpu_adapter):
 def wasmtime_engine():
     """A wasmtime.Engine with SIMD and threads enabled."""
     return runtimes.wasmtime_engine()
+
+
+# The target each runtime compiles for unless a test names one.
+DEFAULT_TARGET = {"reference": "reference", "host": "host", "wgpu": "host-webgpu",
+                  "wasmtime": "wasm-32-wasmrt-wasm_simd128",
+                  "node": "wasm-32-wasmrt-wasm_simd128", "browser": "wasm-32-wasmrt-wasm_simd128"}
+RUNTIME_MARKERS = {"browser": "browser", "wgpu": "gpu"}
+
+
+@pytest.fixture(params=harness.RUNTIMES)
+def webhal_runtime(request) -> str:
+    """Each runtime webhal runs on, one test per runtime (ids: host, wgpu, wasmtime, node,
+    browser); `webhal_run(..., runtime=webhal_runtime)` runs there."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def _webhal_packages(tmp_path_factory):
+    return {"root": tmp_path_factory.mktemp("webhal-packages"), "subjects": {}}
+
+
+@pytest.fixture
+def webhal_run(_webhal_packages):
+    """`webhal_run(generator, inputs=None, *, runtime="host", target=None, outputs=None,
+    params=None, tolerance=None, check=True)`: run a generator (its class, or "FILE.py:NAME")
+    on `runtime` (host, wgpu, wasmtime, node, browser or reference) for `target` (a Halide
+    target string; each runtime has a default) and return its output as a numpy array, or a
+    dict of them by name when it has several. Inputs default to random ones and output
+    shapes (numpy order) to the generator's test_output_shapes() or 48x64. With `check`, a
+    result that differs from the reference evaluator's fails the test. npm packages (node,
+    browser) are built once per session."""
+    subjects = _webhal_packages["subjects"]
+
+    def run(generator, inputs=None, *, runtime="host", target=None, outputs=None,
+            params=None, tolerance=None, check=True):
+        if runtime != "reference" and runtime not in harness.RUNTIMES:
+            raise ValueError(f"webhal_run: unknown runtime {runtime!r}; one of "
+                             f"{', '.join(harness.RUNTIMES)} or reference")
+        target = target or DEFAULT_TARGET[runtime]
+        key = (generator if isinstance(generator, str) else id(generator),
+               tuple(sorted((params or {}).items())),
+               None if inputs is None else id(inputs), repr(outputs), tolerance)
+        subject = subjects.get(key)
+        if subject is None:
+            subject = harness.Subject(generator, params, inputs=inputs, output_shapes=outputs,
+                                      tolerance=tolerance)
+            subjects[key] = subject
+        if runtime == "reference":
+            produced = subject.reference()
+        else:
+            why = harness.missing_runtime(runtime, target)
+            if why is not None:
+                runtimes.missing(f"the {runtime} runtime", str(why).split("\nto fix:")[0],
+                                 why.hint)
+            directory = _webhal_packages["root"] / f"{subject.name}-{len(subjects)}-{runtime}"
+            case = harness.Case(runtime, target, _variant(runtime, target))
+            outcome = harness.run_case(subject, case, package_dir=str(directory), samples=0)
+            if not outcome.outputs:
+                pytest.fail(f"{subject.name} on {case.id} ({target}): {outcome.message}",
+                            pytrace=False)
+            if check and not outcome.ok:
+                pytest.fail(f"{subject.name} on {case.id} ({target}) differs from the "
+                            f"reference: {outcome.message}", pytrace=False)
+            produced = outcome.outputs
+        return next(iter(produced.values())) if len(produced) == 1 else dict(produced)
+
+    return run
+
+
+def _variant(runtime: str, target: str) -> str:
+    if runtime in ("wasmtime", "node", "browser"):
+        from webhal.glue.npm_package import variant_name
+        from webhal.target import Target
+
+        return variant_name(Target(target))
+    return "webgpu" if "webgpu" in target.split("-") else "cpu"
 
 
 def shared_dawn_shader_checker():
