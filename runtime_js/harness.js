@@ -12,7 +12,8 @@ function toBytes(b64) {
   return bytes;
 }
 
-function toBase64(view) {
+/** The bytes of a typed array as base64. */
+export function toBase64(view) {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (globalThis.Buffer) return globalThis.Buffer.from(bytes).toString('base64');
   let text = '';
@@ -39,7 +40,10 @@ export function decodeInputs(spec) {
   return inputs;
 }
 
-async function timeBatches(p, inputs, outputs, samples, minBatchMs) {
+/**
+ * Time `samples` batches of `p.run(inputs, outputs)`; returns { times (ms per run), batch }.
+ */
+export async function timeBatches(p, inputs, outputs, samples, minBatchMs = 20) {
   // A sample is the mean of a batch of runs that lasts at least minBatchMs, so that a coarse
   // clock (100 us in a page that is not cross-origin isolated) does not decide the figure.
   let batch = 1;

@@ -64,7 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print a machine-readable report")
     doctor.set_defaults(handler=_doctor)
 
-    demo = commands.add_parser("demo", help="show what this machine can build and run")
+    demo = commands.add_parser(
+        "demo", help="build the demos' web pages, run them in headless Chromium on every "
+                     "variant and check them (the main job)")
+    demo.add_argument("names", nargs="*", metavar="NAME", help="demos (default: all)")
+    demo.add_argument("--out", help="where the pages go (default: dist/demos)")
+    demo.add_argument("--serve", action="store_true", help="serve the pages instead")
+    demo.add_argument("--port", type=int, default=8000, help="for --serve (default: 8000)")
     demo.set_defaults(handler=_demo)
 
     build = commands.add_parser(

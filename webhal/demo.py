@@ -1,13 +1,13 @@
-"""`webhal demo`, the main job: compile the default demo (a blur of a photograph kept in demos/)
-for every CPU target that works here, run each, check it against the reference evaluator, write
-the output images, and print a table. Also prints what this machine can build and run."""
+"""`webhal demo [NAME ...] [--serve]`, the main job: print what this machine can build and run,
+build each demo of demos/ into a web page (dist/demos/NAME/: its npm package with every
+variant, the page, the photo), run every page in headless Chromium on every variant, check each
+output against the reference evaluator, save a screenshot, write the gallery
+(dist/demos/index.html) and print a table; `--serve` serves the pages instead."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 import types
 
 import numpy as np
@@ -15,9 +15,8 @@ from rich.table import Table
 
 import webhal as hl
 from webhal import doctor
-from webhal.glue import package_data, web_page
-from webhal.jit import compile_jit
-from webhal.runtime.webgpu import adapter_name
+from webhal.errors import CompileError, HalideError
+from webhal.glue import demo_page, package_data, web_page
 
 # In demos/ (shipped as the package data webhal.demos).
 IMAGE = "images/camera.png"
@@ -62,70 +61,9 @@ def build_page(page_dir: str, reps: int = 25) -> dict:
                           hl.Target(PAGE_TARGET), page_dir, "blur", reps)
 
 
-def run_blur(console, out_dir: str, runs: int = 25) -> bool:
-    from PIL import Image
-    pixels, image = _load_image()
-    demo = _load_blur()
-    pipelines = {name: hl.Pipeline(getattr(demo, name)(image)) for name in ("blur", "blur_gpu")}
-    w, h = _out_size(pixels)
-    expected = np.asarray(pipelines["blur"].realize([w, h], hl.Target("reference")))
-    table = Table(title=f"3x3 blur of demos/{IMAGE} ({w}x{h} uint8 out)")
-    for column in ("target", "compile", "median run*", "matches reference", "output"):
-        table.add_column(column)
-    all_ok = True
-    os.makedirs(out_dir, exist_ok=True)
-    for label, target_string, schedule in TARGETS:
-        target = hl.Target(target_string)
-        pipeline = pipelines[schedule]
-        t0 = time.perf_counter()
-        compiled, lowered = compile_jit(pipeline, target)
-        compile_s = time.perf_counter() - t0
-        out = hl.Buffer(hl.UInt(8), [w, h])
-        times = []
-        for _ in range(runs):
-            pipeline.realize(out, target)
-            times.append(compiled.last_call_seconds)
-        result = np.asarray(out)
-        ok = bool(np.array_equal(result, expected))
-        all_ok &= ok
-        path = os.path.join(out_dir, f"blur_{target_string}.png")
-        Image.fromarray(result).save(path)
-        if compiled.gpu is not None:
-            label += f" on {adapter_name()}"
-        table.add_row(f"{label} ({target_string})", f"{compile_s * 1000:.0f} ms",
-                      f"{statistics.median(times) * 1000:.3f} ms",
-                      "[green]yes[/green]" if ok else "[red]NO[/red]",
-                      os.path.relpath(path, os.getcwd()))
-    all_ok &= _browser_row(table, pipelines["blur"], image, pixels, (w, h), expected, out_dir)
-    console.print(table)
-    console.print("* one call of the compiled pipeline; for WebGPU rows it includes the copies "
-                  "to and from the device.", highlight=False)
-    return all_ok
-
-
-def _browser_row(table, pipeline, image, pixels, size, expected, out_dir) -> bool:
-    """The same blur linked by emcc into a page and run in headless Chromium."""
-    from PIL import Image
-
-    page_dir = os.path.join(out_dir, "web")
-    t0 = time.perf_counter()
-    settings = web_page.build(pipeline.outputs()[0], image, pixels, size,
-                              hl.Target(PAGE_TARGET), page_dir, "blur")
-    build_s = time.perf_counter() - t0
-    run = web_page.run(page_dir, settings)
-    ok = bool(np.array_equal(run.output, expected))
-    path = os.path.join(out_dir, "blur_chromium.png")
-    Image.fromarray(run.output).save(path)
-    browser = next((p for p in run.user_agent.split() if p.startswith("Chrom")), "Chromium")
-    table.add_row(f"wasm SIMD in headless {browser.replace('/', ' ')} (emcc page)",
-                  f"{build_s * 1000:.0f} ms", f"{run.median_ms:.3f} ms",
-                  "[green]yes[/green]" if ok else "[red]NO[/red]",
-                  os.path.relpath(path, os.getcwd()))
-    return ok
-
-
 def run(args: argparse.Namespace, console=None) -> int:
-    """Print what this machine can do, then build and run the blur demo; 0 when all is well."""
+    """Print what this machine can do, then build the demos' pages (args.names, default all)
+    and run each headless on every variant, or serve them (args.serve); 0 when all is well."""
     console = console or doctor.make_console()
     results = doctor.run_checks()
     enabled = doctor.enabled_capabilities(results)
@@ -133,6 +71,79 @@ def run(args: argparse.Namespace, console=None) -> int:
         mark = "[green]can[/green]" if ok else "[red]cannot[/red]"
         console.print(f"{mark} {doctor.CAPABILITIES[name]}", highlight=False)
     doctor.print_hints(results, console)
-    out_dir = getattr(args, "out", None) or os.path.join(os.getcwd(), "out", "demo")
-    ok = run_blur(console, out_dir)
+    out_root = os.path.abspath(getattr(args, "out", None) or os.path.join("dist", "demos"))
+    try:
+        demos = [demo_page.load(n) for n in (getattr(args, "names", None) or demo_page.names())]
+    except CompileError as e:
+        console.print(f"[red]webhal demo:[/red] {e}", highlight=False)
+        return 2
+    pages, failed = {}, []
+    with console.status("webhal demo") as status:
+        for demo in demos:
+            status.update(f"webhal demo: building {demo.name} (every variant)")
+            try:
+                pages[demo.name] = demo_page.build_page(demo, out_root)
+            except HalideError as e:
+                failed.append(demo.name)
+                console.print(f"[red]{demo.name} did not build:[/red] {e}", highlight=False)
+    if getattr(args, "serve", False):
+        demo_page.write_gallery(out_root, demos, {})
+        return _serve(out_root, getattr(args, "port", 8000), console)
+    checks = {}
+    from webhal.runners.browser import shared_runner
+
+    with console.status("webhal demo") as status:
+        for demo in demos:
+            if demo.name not in pages:
+                continue
+            status.update(f"webhal demo: {demo.name} in headless Chromium, every variant")
+            try:
+                checks[demo.name] = demo_page.check(demo, pages[demo.name], out_root,
+                                                    shared_runner())
+            except HalideError as e:
+                failed.append(demo.name)
+                console.print(f"[red]{demo.name} failed in Chromium:[/red] {e}",
+                              highlight=False)
+    gallery = demo_page.write_gallery(out_root, demos, checks)
+    console.print(_summary(checks.values()))
+    for done in checks.values():
+        for v in done.variants:
+            if not v.ok:
+                console.print(f"[red]{done.demo.name} {v.variant}:[/red] {v.message}",
+                              highlight=False, soft_wrap=True)
+    console.print(f"pages: {os.path.relpath(gallery)} and a folder per demo beside it")
+    console.print(f"serve the gallery: webhal serve {os.path.relpath(out_root)}  "
+                  "(then open http://127.0.0.1:8000/)", highlight=False)
+    ok = not failed and all(c.ok for c in checks.values())
     return 0 if ok and doctor.all_required_ok(results) else 1
+
+
+def _summary(checks) -> Table:
+    table = Table(title="webhal demos in headless Chromium, the photo at full size")
+    for column in ("demo", "size", "variant", "adapter", "median ms (min-max)",
+                   "threads / SIMD", "matches reference"):
+        table.add_column(column)
+    for done in checks:
+        times = {v.variant: v.median_ms for v in done.variants}
+        speedup = f"{times['simd'] / times['threads']:.2f}x" \
+            if times.get("simd") and times.get("threads") else ""
+        size = "x".join(map(str, done.input_shape[::-1]))
+        for i, v in enumerate(done.variants):
+            ms = "" if v.median_ms is None else \
+                f"{v.median_ms:.2f} ({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
+            verdict = "[green]yes[/green]" if v.ok else "[red]NO[/red]"
+            table.add_row(done.demo.title if i == 0 else "", size if i == 0 else "", v.variant,
+                          v.adapter, ms, speedup if v.variant == "threads" else "", verdict)
+    return table
+
+
+def _serve(out_root: str, port: int, console) -> int:
+    from webhal.runners.server import StaticServer
+
+    with StaticServer(out_root, port=port) as server:
+        console.print(f"serving the demos at {server.url}/ (Ctrl-C stops)", highlight=False)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0

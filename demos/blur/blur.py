@@ -7,6 +7,16 @@ the rows of the horizontal pass it needs, both passes vectorized across x.
 
 import webhal as hl
 
+# What `webhal demo blur` shows (webhal/glue/demo_page.py reads it).
+DEMO = {
+    "title": "Box blur",
+    "description": "A 3x3 box blur in two passes, uint16 between them, as in Halide's blur app.",
+    "image": "camera.png",
+    "color": "gray",
+    "margin": 2,
+    "tolerance": 0,
+}
+
 
 def blur(image: hl.ImageParam, vector: int = 16, blur_y: hl.Func | None = None) -> hl.Func:
     """The blur of `image`, defined in `blur_y` (a new Func unless given) and scheduled."""

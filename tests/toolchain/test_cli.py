@@ -29,12 +29,20 @@ def _results(browser_ok: bool):
 
 
 @pytest.mark.parametrize("browser_ok", [True, False])
-def test_demo_lists_each_capability(monkeypatch, browser_ok):
+def test_demo_lists_each_capability(monkeypatch, browser_ok, tmp_path):
     monkeypatch.setattr(doctor, "run_checks", lambda: _results(browser_ok))
     console = Console(record=True, width=200)
-    status = demo.run(cli.build_parser().parse_args(["demo"]), console)
+    args = cli.build_parser().parse_args(["demo", "blur", "--out", str(tmp_path)])
+    status = demo.run(args, console)
     text = console.export_text()
     assert status == (0 if browser_ok else 1)
     for description in doctor.CAPABILITIES.values():
         assert description in text
     assert ("cannot run bundles and demos in headless Chromium" in text) != browser_ok
+
+
+def test_an_unknown_demo_is_named(tmp_path):
+    console = Console(record=True, width=200)
+    args = cli.build_parser().parse_args(["demo", "nosuch", "--out", str(tmp_path)])
+    assert demo.run(args, console) == 2
+    assert "no demo 'nosuch'; the demos are" in console.export_text()

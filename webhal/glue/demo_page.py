@@ -1,0 +1,173 @@
+"""The web pages of the demos in demos/: each demo's npm package (every variant), its page
+(templates/demo_page.html.j2 with runtime_js/demo_page.js) and photo, the headless check of
+every variant against the reference evaluator, and the gallery that links them.
+
+A demo is demos/NAME/NAME.py: a generator registered as NAME (input `input`, uint8, grey
+(x, y) or planar colour (x, y, c); output `output`, uint8) and a dict DEMO with title,
+description, image (a file of demos/images), color ("gray" or "rgb"), scalars (name ->
+default, min, max, step: the sliders), tolerance (largest difference allowed from the
+reference) and margin (how many pixels smaller in x and y the output is; default 0)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from webhal import build
+from webhal.errors import CompileError
+from webhal.glue import package_data
+from webhal.glue.web_page import environment
+
+TARGETS = ("wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128-wasm_threads",
+           "wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt")
+_PAGE_SCRIPTS = ("demo_page.js", "harness.js")
+
+
+@dataclass
+class Demo:
+    name: str
+    path: str
+    title: str
+    description: str
+    image: str
+    layout: str  # runtime_js/image_data.js's: "gray" or "rgb" (planar)
+    scalars: dict
+    tolerance: float = 0
+    margin: int = 0
+
+    def generator(self):
+        return build.load_generators(self.path)[self.name]
+
+
+@dataclass
+class VariantCheck:
+    """One variant of a demo in headless Chromium."""
+
+    variant: str
+    target: str
+    adapter: str = ""
+    median_ms: float | None = None
+    spread_ms: tuple[float, float] | None = None
+    ok: bool = False
+    max_error: float | None = None
+    message: str = ""
+
+
+@dataclass
+class DemoCheck:
+    demo: Demo
+    page: str
+    screenshot: str
+    variants: list[VariantCheck] = field(default_factory=list)
+    input_shape: tuple = ()
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.variants) and all(v.ok for v in self.variants)
+
+
+def names() -> list[str]:
+    """Every demo in demos/, in name order."""
+    root = package_data.folder("demos")
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and (p / f"{p.name}.py").is_file())
+
+
+def load(name: str) -> Demo:
+    """Demo NAME from demos/NAME/NAME.py; CompileError names what is missing."""
+    path = package_data.folder("demos") / name / f"{name}.py"
+    if not path.is_file():
+        raise CompileError(f"no demo {name!r}; the demos are {', '.join(names())}")
+    namespace: dict = {"__file__": str(path), "__name__": f"webhal_demo_{name}"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    info = namespace.get("DEMO")
+    if not isinstance(info, dict):
+        raise CompileError(f"{path} has no DEMO dict (title, image, color, ...)")
+    return Demo(name=name, path=str(path), title=info["title"],
+                description=info.get("description", ""), image=info["image"],
+                layout={"gray": "gray", "rgb": "rgb"}[info.get("color", "gray")],
+                scalars=dict(info.get("scalars", {})), tolerance=info.get("tolerance", 0),
+                margin=info.get("margin", 0))
+
+
+def build_page(demo: Demo, out_root: str, *, cache: str | None = "") -> str:
+    """Write dist/demos/NAME/ (under `out_root`): the package in pkg/, the page, its scripts
+    and the photo. Returns the page's folder."""
+    page = os.path.join(out_root, demo.name)
+    os.makedirs(page, exist_ok=True)
+    meta = build.build(demo.path, demo.name, os.path.join(page, "pkg"), list(TARGETS),
+                       quiet=True, cache=cache)
+    scripts = package_data.folder("runtime_js")
+    for script in _PAGE_SCRIPTS:
+        with open(os.path.join(page, script), "w", encoding="utf-8") as f:
+            f.write((scripts / script).read_text(encoding="utf-8"))
+    with (package_data.folder("demos") / "images" / demo.image).open("rb") as src, \
+            open(os.path.join(page, demo.image), "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    settings = {"title": demo.title, "layout": demo.layout, "image": demo.image,
+                "input": "input", "margin": demo.margin, "scalars": demo.scalars,
+                "samples": 7, "minBatchMs": 20}
+    html = environment().get_template("demo_page.html.j2").render(
+        name=demo.name, title=demo.title, description=demo.description, image=demo.image,
+        variants=meta["variants"], settings=settings)
+    with open(os.path.join(page, "index.html"), "w", encoding="utf-8") as f:
+        f.write(html)
+    return page
+
+
+def check(demo: Demo, page: str, out_root: str, runner) -> DemoCheck:
+    """Open the page headless with ?check: every variant on the photo, each output compared
+    with the reference evaluator on the pixels the page decoded; saves screenshot.png."""
+    from webhal.testing.harness import Subject
+
+    screenshot = os.path.join(page, "screenshot.png")
+    result, _ = runner.run_page(runner.mount(out_root) + f"/{demo.name}/index.html?check",
+                                screenshot=screenshot, timeout_s=600)
+    done = DemoCheck(demo, page, screenshot)
+    image = _decoded(result["input"])
+    done.input_shape = image.shape
+    shape = tuple(e - demo.margin if i >= image.ndim - 2 else e
+                  for i, e in enumerate(image.shape))
+    inputs = {"input": image, **{k: v["default"] for k, v in demo.scalars.items()}}
+    subject = Subject(f"{demo.path}:{demo.name}", inputs=inputs, output_shapes={"output": shape},
+                      tolerance=demo.tolerance)
+    for variant, r in result["variants"].items():
+        v = VariantCheck(variant, r["target"])
+        if "error" in r:
+            v.message = r["error"]
+        else:
+            adapter = r.get("adapter")
+            v.adapter = " ".join(filter(None, (adapter.get("vendor"), adapter.get(
+                "architecture")))) if adapter else "cpu"
+            v.median_ms = statistics.median(r["timesMs"])
+            v.spread_ms = (min(r["timesMs"]), max(r["timesMs"]))
+            v.ok, v.max_error, v.message = subject.compare({"output": _decoded(r["output"])})
+        done.variants.append(v)
+    return done
+
+
+def _decoded(buffer: dict) -> np.ndarray:
+    data = np.frombuffer(base64.b64decode(buffer["data"]), dtype=np.uint8)
+    return data.reshape(buffer["shape"][::-1]).copy()
+
+
+def write_gallery(out_root: str, demos: list[Demo], checks: dict[str, DemoCheck]) -> str:
+    """dist/demos/index.html: a card per demo, with its screenshot and times when checked."""
+    cards = []
+    for demo in demos:
+        done = checks.get(demo.name)
+        rows = [{"variant": v.variant, "adapter": v.adapter or "-",
+                 "ms": "" if v.median_ms is None else f"{v.median_ms:.2f}",
+                 "ok": "yes" if v.ok else "NO"} for v in (done.variants if done else [])]
+        cards.append({"name": demo.name, "title": demo.title, "description": demo.description,
+                      "screenshot": bool(done and os.path.isfile(done.screenshot)),
+                      "rows": rows})
+    path = os.path.join(out_root, "index.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(environment().get_template("demo_gallery.html.j2").render(demos=cards))
+    return path
