@@ -44,6 +44,9 @@ export interface Pipeline {
   readonly target: string;
   /** The GPUDevice of the webgpu variant (null on the others). */
   readonly device: unknown;
+  /** The WebGPU adapter the webgpu variant runs on (null on the others). */
+  readonly adapterInfo: { vendor: string; architecture: string; device: string;
+    description: string } | null;
   run(inputs: Inputs, outputs: OutputShapes): Promise<Outputs>;
 }
 
