@@ -55,23 +55,25 @@ class BrowserSession:
         return page
 
 
-# The Playwright driver this thread runs, shared by nested sessions: its sync API cannot start
-# a second time in a thread while one runs (a session-wide test fixture, a page build inside).
+# The Playwright driver of this thread, started on first use and stopped when the process
+# exits: its sync API cannot start a second one in a thread while one runs, so every session
+# (a test fixture, the shared runner, a page build inside either) launches its browser on it.
 _drivers = threading.local()
 
 
-@contextmanager
-def _playwright(sync_playwright) -> Iterator[Any]:
+def _driver(sync_playwright) -> Any:
     running = getattr(_drivers, "running", None)
-    if running is not None:
-        yield running
-        return
-    with sync_playwright() as playwright:
-        _drivers.running = playwright
-        try:
-            yield playwright
-        finally:
-            _drivers.running = None
+    if running is None:
+        running = _drivers.running = sync_playwright().start()
+        atexit.register(_stop_driver, running)
+    return running
+
+
+def _stop_driver(running) -> None:
+    try:
+        running.stop()
+    except Exception:  # noqa: BLE001 - already gone at exit: nothing left to release
+        pass
 
 
 @contextmanager
@@ -87,7 +89,8 @@ def browser_session(directory: str | os.PathLike, *, extra_args: Sequence[str] =
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    with StaticServer(directory) as server, _playwright(sync_playwright) as playwright:
+    with StaticServer(directory) as server:
+        playwright = _driver(sync_playwright)
         try:
             browser = playwright.chromium.launch(
                 executable_path=chromium.path, headless=True,
@@ -165,7 +168,10 @@ class BrowserRunner:
 
     @property
     def alive(self) -> bool:
-        return self.session.browser.is_connected()
+        try:
+            return self.session.browser.is_connected()
+        except Exception:  # noqa: BLE001 - its driver is gone
+            return False
 
     def mount(self, directory: str | os.PathLike) -> str:
         """Copy `directory` under the served root (again when a file in it changed) and return
@@ -186,10 +192,10 @@ class BrowserRunner:
     def run_package(self, directory: str | os.PathLike, inputs: Mapping[str, object],
                     output_shapes: Mapping[str, Sequence[int]], *, variant: str | None = None,
                     samples: int = 0, min_batch_ms: float = 20, timeout_s: float | None = None,
-                    init_script: str | None = None):
+                    init_script: str | None = None, screenshot: str | os.PathLike | None = None):
         """Run the npm package in `directory` in a fresh page (inputs and shapes as in
         webhal.runners.package_run.spec); returns a PackageRun. `init_script` runs before the
-        page's own scripts (to take WebGPU away, say)."""
+        page's own scripts (to take WebGPU away, say); `screenshot` saves a PNG of the page."""
         from webhal.runners import package_run
 
         where = f"{os.path.basename(os.path.realpath(directory))}"
@@ -197,7 +203,8 @@ class BrowserRunner:
         index = self.mount(directory) + "/index.js"
         run_spec = package_run.spec(variant, inputs, output_shapes, samples, min_batch_ms)
         reply, console = self._run("/runner.html", where, timeout_s, init_script,
-                                   start=(_START_PACKAGE, [index, run_spec]))
+                                   start=(_START_PACKAGE, [index, run_spec]),
+                                   screenshot=screenshot)
         return package_run.result(reply, console)
 
     def run_page(self, path: str, *, result: str = "window.webhalResult",
@@ -267,7 +274,10 @@ def shared_runner() -> BrowserRunner:
 def _close_shared() -> None:
     global _shared
     if _shared is not None:
-        _shared.close()
+        try:
+            _shared.close()
+        except Exception:  # noqa: BLE001 - the browser went first at exit
+            pass
         _shared = None
 
 
@@ -285,12 +295,11 @@ _ADAPTER_PROBE = """async () => {
 def webgpu_adapter_info(timeout_s: float = 60) -> AdapterInfo:
     """The WebGPU adapter headless Chromium offers a page (here SwiftShader: vendor "google",
     architecture "swiftshader"). Raises ToolchainError when there is none."""
-    with tempfile.TemporaryDirectory(prefix="webhal-probe-") as directory:
-        with open(os.path.join(directory, "index.html"), "w") as f:
-            f.write("<!doctype html><title>webhal WebGPU probe</title>\n")
-        with browser_session(directory, timeout_s=timeout_s) as session:
-            page = session.open("/index.html", timeout_s=timeout_s)
-            info = page.evaluate(_ADAPTER_PROBE)
+    page = shared_runner().session.open("/runner.html", timeout_s=timeout_s)
+    try:
+        info = page.evaluate(_ADAPTER_PROBE)
+    finally:
+        page.close()
     if "error" in info:
         raise ToolchainError(f"headless Chromium offered no WebGPU adapter: {info['error']}",
                              hint="launch Chromium with --enable-unsafe-webgpu "
