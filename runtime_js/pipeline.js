@@ -194,6 +194,14 @@ class Pipeline {
     return this._gpu?.device ?? null;
   }
 
+  /**
+   * The variant's Emscripten module: C functions linked with `webhal build --c-source` and
+   * `--export NAME` are `p.module._NAME`.
+   */
+  get module() {
+    return this._module;
+  }
+
   /** The WebGPU adapter a GPU variant runs on ({ vendor, architecture, ... }), else null. */
   get adapterInfo() {
     return adapterInfo(this.device);

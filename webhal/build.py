@@ -53,9 +53,11 @@ def parse_params(items: list[str]) -> dict[str, str]:
 
 def build(path: str, generator: str, directory: str, targets: list[str], *,
           params: dict[str, str] | None = None, name: str | None = None,
-          quiet: bool = False, cache: str | None = "", suspend: str | None = None) -> dict:
-    """Build generator `generator` of `path` into an npm package in `directory`; `cache` and
-    `suspend` as for webhal.glue.npm_package.build_package."""
+          quiet: bool = False, cache: str | None = "", suspend: str | None = None,
+          c_sources: list[str] | tuple[str, ...] = (),
+          c_exports: list[str] | tuple[str, ...] = ()) -> dict:
+    """Build generator `generator` of `path` into an npm package in `directory`; `cache`,
+    `suspend`, `c_sources` and `c_exports` as for webhal.glue.npm_package.build_package."""
     generators = load_generators(path)
     if generator not in generators:
         raise CompileError(f"{path} has no generator {generator!r}; it has "
@@ -69,9 +71,10 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
             g = cls(**params)
             return g.build_pipeline(), g.inputs()
 
+    more = dict(suspend=suspend, c_sources=c_sources, c_exports=c_exports)
     if quiet:
         return build_package(make, targets, directory, generator=generator,
-                             generator_params=params, name=name, cache=cache, suspend=suspend)
+                             generator_params=params, name=name, cache=cache, **more)
     console = Console(stderr=True, highlight=False)
     with console.status(f"webhal build {generator}") as status:
         def progress(message: str) -> None:
@@ -82,7 +85,7 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
 
         return build_package(make, targets, directory, generator=generator,
                              generator_params=params, name=name, cache=cache,
-                             progress=progress, suspend=suspend)
+                             progress=progress, **more)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -91,7 +94,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         meta = build(args.file, args.generator, args.output, targets,
                      params=parse_params(args.params), name=args.name, quiet=args.quiet,
-                     suspend=None if args.suspend == "auto" else args.suspend)
+                     suspend=None if args.suspend == "auto" else args.suspend,
+                     c_sources=args.c_source or (), c_exports=args.export or ())
     except HalideError as e:
         print(f"webhal build: {e}", file=sys.stderr)
         return 1

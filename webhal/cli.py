@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--suspend", choices=("auto", "asyncify", "jspi"), default="auto",
                        help="how GPU variants wait for readbacks inside the pipeline (auto: "
                             "ASYNCIFY only where the host code reads a kernel's result)")
+    build.add_argument("--c-source", action="append", metavar="FILE.c",
+                       help="C code of your own linked into every variant (repeatable); on "
+                            "the webgpu variant it may use webgpu.h on the package's device")
+    build.add_argument("--export", action="append", metavar="NAME",
+                       help="a function of the C sources to call from JavaScript as "
+                            "p.module._NAME (repeatable)")
     build.add_argument("params", nargs="*", metavar="name=value",
                        help="GeneratorParams, as Halide's generator command line takes them")
     build.set_defaults(handler=_build)

@@ -21,6 +21,8 @@ GOLDEN = pathlib.Path(__file__).parent / "golden" / "glue"
 UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
 CASES = {
     "3.1.6-simd": ((3, 1, 6), "wasm-32-wasmrt-wasm_simd128", None),
+    "3.1.6-webgpu-c": ((3, 1, 6), "wasm-32-wasmrt-wasm_simd128-webgpu", None),
+    "4.0.10-webgpu-c": ((4, 0, 10), "wasm-32-wasmrt-wasm_simd128-webgpu", None),
     "3.1.6-threads": ((3, 1, 6), "wasm-32-wasmrt-wasm_simd128-wasm_threads", None),
     "3.1.6-webgpu": ((3, 1, 6), "wasm-32-wasmrt-wasm_simd128-webgpu", None),
     "3.1.6-webgpu-asyncify": ((3, 1, 6), "wasm-32-wasmrt-wasm_simd128-webgpu", "asyncify"),
@@ -29,11 +31,17 @@ CASES = {
 }
 
 
+def _glue(case):
+    """The glue of a case; "-c" cases link a C source of the user's, with one export."""
+    version, target, suspend = CASES[case]
+    c = dict(c_sources=("mine.c",), c_exports=("fill",)) if case.endswith("-c") else {}
+    return link_glue(hl.Target(target), capabilities_for(version), "blur", suspend=suspend,
+                     suspend_path=("blur",) if suspend else (), **c)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_rendered_glue_matches_golden(case):
-    version, target, suspend = CASES[case]
-    glue = link_glue(hl.Target(target), capabilities_for(version), "blur", suspend=suspend,
-                     suspend_path=("blur",) if suspend else ())
+    glue = _glue(case)
     folder = GOLDEN / case
     if UPDATE:
         folder.mkdir(parents=True, exist_ok=True)
@@ -50,9 +58,7 @@ def test_rendered_glue_matches_golden(case):
 
 def test_what_differs_between_versions_and_variants():
     def args(case):
-        version, target, suspend = CASES[case]
-        glue = link_glue(hl.Target(target), capabilities_for(version), "blur",
-                         suspend=suspend, suspend_path=("blur",) if suspend else ())
+        glue = _glue(case)
         return shlex.split(glue.files["link.rsp"]), glue
     threads, glue = args("3.1.6-threads")
     assert "-pthread" in threads and "-sENVIRONMENT=web,worker,node" in threads
@@ -72,6 +78,21 @@ def test_what_differs_between_versions_and_variants():
     assert "Asyncify" not in glue.files["library_webhal_gpu.js"]
     jspi, _ = args("4.0.10-webgpu-jspi")
     assert {"-sJSPI", "-sJSPI_EXPORTS=blur"} <= set(jspi)
+    assert not any("WEBGPU" in a or "webgpu" in a for a in no_wait)  # no C: no bindings
+    old, glue = args("3.1.6-webgpu-c")
+    assert {"-sUSE_WEBGPU=1", "-DWEBHAL_WEBGPU=1", "mine.c"} <= set(old)
+    assert "-sEXPORTED_FUNCTIONS=_blur,_malloc,_free,_fill" in old
+    assert "preinitializedWebGPUDevice" in glue.files["webhal_pre.js"]
+    assert "dispatchWorkgroups" in glue.files["webhal_pre.js"]  # 3.1.6's stale names
+    new, glue = args("4.0.10-webgpu-c")
+    assert "--use-port=emdawnwebgpu" in new and "-sUSE_WEBGPU=1" not in new
+    assert "dispatchWorkgroups" not in glue.files["webhal_pre.js"]
+
+
+def test_a_c_export_must_be_a_c_name():
+    with pytest.raises(CompileError, match="cannot export C function 'no-dash'"):
+        link_glue(hl.Target("wasm-32-wasmrt"), capabilities_for((3, 1, 6)), "f",
+                  c_sources=("a.c",), c_exports=("no-dash",))
 
 
 def test_jspi_needs_an_emscripten_that_has_it():

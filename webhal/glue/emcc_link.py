@@ -11,6 +11,7 @@ other GPU variant reads its outputs back after the entry returns and needs no su
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from webhal.toolchain import (
 )
 
 READBACK = "webhal_gpu_copy_to_host"
+_C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 JS_LIBRARY = "library_webhal_gpu.js"
 PRE_JS = "webhal_pre.js"
 RESPONSE_FILE = "link.rsp"
@@ -44,22 +46,33 @@ class LinkGlue:
 
 def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: str, *,
               suspend: str | None = None, suspend_path: tuple[str, ...] = (),
-              thread_pool_size: int = 4) -> LinkGlue:
+              thread_pool_size: int = 4, c_sources: tuple[str, ...] = (),
+              c_exports: tuple[str, ...] = ()) -> LinkGlue:
     """The response file, pre-js and (GPU variants) js-library that link `function`'s static
     library (`<function>.a`, in the folder emcc runs in) into `<function>.mjs` + `.wasm`
     (+ `.worker.js` with wasm_threads). suspend: None, "asyncify" or "jspi"; suspend_path:
-    the wasm functions from the entry to the readback (asyncify instruments only these)."""
+    the wasm functions from the entry to the readback (asyncify instruments only these).
+    c_sources: the user's own C files (in that folder) linked in, with `c_exports` callable
+    from JavaScript; on GPU variants they get Emscripten's webgpu.h bindings, the package's
+    GPUDevice (emscripten_webgpu_get_device) and WEBHAL_WEBGPU defined."""
     threads = target.has_feature("wasm_threads")
     gpu = target.has_feature("webgpu")
+    for name in c_exports:
+        if not _C_NAME.match(name) or name in (function, "malloc", "free"):
+            raise CompileError(f"cannot export C function {name!r}: give the name of a "
+                               f"function of the C sources (not {function}, malloc or free)")
     # Web only where Node need not run Emscripten's own loader (runtime_js reads the .wasm):
     # pthread workers in Node do, so the threads variant keeps Node's code.
     places = ["web", "worker", "node"] if threads else ["web"]
     runtime = ["HEAPU8", *(["ccall"] if suspend == "asyncify" else [])]
-    module = JsModule(f"create_{function}", (function, "malloc", "free"), tuple(runtime),
-                      es6=True)
+    module = JsModule(f"create_{function}", (function, "malloc", "free", *c_exports),
+                      tuple(runtime), es6=True)
     flags = emcc_flags(target, capabilities, environment=places, module=module,
                        gpu_bindings=False, thread_pool_size=thread_pool_size,
                        grow_shared_memory=True) + ["-sFILESYSTEM=0"]
+    bindings = webgpu_h_flag(capabilities, target) if gpu and c_sources else None
+    if bindings:
+        flags += [bindings, "-DWEBHAL_WEBGPU=1"]
     if threads:
         # No `new Worker(new URL(..., import.meta.url))` in the output: bundlers (Vite) would
         # bundle Emscripten's CommonJS worker script and fail. runtime_js says where the
@@ -69,7 +82,10 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
         flags += suspend_flags(capabilities, target, suspend, imports=[READBACK],
                                exports=[function], only=suspend_path)
     settings = dict(function=function, target=str(target), node=threads, suspend=suspend,
-                    emscripten=format_version(capabilities.version))
+                    emscripten=format_version(capabilities.version),
+                    webgpu_h=bindings is not None,
+                    stale_webgpu_h=bindings == capabilities.flag("use_webgpu")
+                    if "use_webgpu" in capabilities else False)
     env = environment()
     pre_js = env.get_template("emcc_pre.js.j2").render(**settings)
     outputs = [f"{function}.mjs", f"{function}.wasm"]
@@ -77,11 +93,21 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
         outputs.append(f"{function}.worker.js")
     rsp = env.get_template("emcc_link.rsp.j2").render(
         flags=flags, pre_js=PRE_JS, js_library=JS_LIBRARY if gpu else None,
-        inputs=[f"{function}.a"], output=outputs[0])
+        inputs=[f"{function}.a", *c_sources], output=outputs[0])
     files = {RESPONSE_FILE: rsp, PRE_JS: pre_js}
     if gpu:
         files[JS_LIBRARY] = env.get_template("emcc_library.js.j2").render(**settings)
     return LinkGlue(files, tuple(outputs))
+
+
+def webgpu_h_flag(capabilities: EmscriptenCapabilities, target: Target) -> str:
+    """How C code reaches webgpu.h: Dawn's emdawnwebgpu from the version that has it (it is
+    downloaded while linking), else Emscripten's own -sUSE_WEBGPU bindings."""
+    for name in ("emdawnwebgpu", "use_webgpu"):
+        if name in capabilities:
+            return capabilities.flag(name)
+    raise CompileError(f"target {target}: Emscripten {format_version(capabilities.version)} "
+                       "has no webgpu.h bindings for the C sources")
 
 
 def link(glue: LinkGlue, folder: str, destination: str) -> list[str]:

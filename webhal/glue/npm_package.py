@@ -88,7 +88,8 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
                   directory: str, *, generator: str, generator_params: dict | None = None,
                   name: str | None = None, version: str = "0.1.0",
                   cache: str | None = "", progress: Callable[[str], None] = lambda _: None,
-                  suspend: str | None = None) -> dict:
+                  suspend: str | None = None, c_sources: Sequence[str] = (),
+                  c_exports: Sequence[str] = ()) -> dict:
     """Build an npm package in `directory` (replaced if it exists) with one variant per target.
 
     make(target) returns the (Pipeline, inputs) to compile for that target: a generator's
@@ -100,6 +101,9 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     suspend ("asyncify" or "jspi") makes GPU variants wait for readbacks inside the entry
     function even when only outputs are read back (by default only pipelines whose host code
     reads a kernel's result use ASYNCIFY).
+    c_sources are C files linked into every variant, their functions `c_exports` callable as
+    `p.module._name`; on the webgpu variant they may use webgpu.h on the package's device
+    (emscripten_webgpu_get_device; WEBHAL_WEBGPU is defined there).
     Returns the package's meta data (what index.js holds, without the loaders)."""
     if suspend not in (None, *SUSPENDERS):
         raise ValueError(f"suspend must be None or one of {SUSPENDERS}, not {suspend!r}")
@@ -115,6 +119,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
         raise ToolchainError(f"two targets make the same variant ({', '.join(names)})",
                              hint="give one target per variant (webgpu, threads, simd, scalar)")
     function = c_identifier(generator)
+    sources = _read_c_sources(c_sources)
     parent = os.path.dirname(os.path.abspath(directory))
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".webhal-build-", dir=parent)
@@ -124,7 +129,8 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
             progress(f"{vname}: building for {target}...")
             pipeline, inputs = make(target)
             args, about, reused = _build_variant(pipeline, inputs, target, function,
-                                                 staging, vname, cache, suspend)
+                                                 staging, vname, cache, suspend, sources,
+                                                 tuple(c_exports))
             progress(f"{vname}: {'unchanged, from the cache' if reused else 'compiled'} "
                      f"({target})")
             if arguments is not None and args != arguments:
@@ -145,8 +151,23 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
             shutil.rmtree(staging)
 
 
+def _read_c_sources(paths: Sequence[str]) -> dict[str, bytes]:
+    """The user's C files by their names in the link folder (which must differ)."""
+    sources: dict[str, bytes] = {}
+    for path in paths:
+        if not os.path.isfile(path) or not path.endswith((".c", ".cc", ".cpp")):
+            raise CompileError(f"C source {path} is not a .c, .cc or .cpp file")
+        base = os.path.basename(path)
+        if base in sources:
+            raise CompileError(f"two C sources are named {base}; rename one")
+        with open(path, "rb") as f:
+            sources[base] = f.read()
+    return sources
+
+
 def _build_variant(pipeline, inputs, target: Target, function: str, staging: str,
-                   vname: str, cache: str | None, forced: str | None = None
+                   vname: str, cache: str | None, forced: str | None = None,
+                   c_sources: dict[str, bytes] | None = None, c_exports: tuple[str, ...] = ()
                    ) -> tuple[list[dict], dict, bool]:
     """Compile and link one variant into staging/vname; returns its arguments, what index.js
     says of it beyond its files (how its entry waits for the GPU, None when it need not; the
@@ -160,9 +181,11 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
     about = {"suspend": suspend, "device_arguments": _device_arguments(module, device)}
     emscripten = find_emscripten()
     arguments = [_argument(a) for a in entry_arguments(module)]
+    c_sources = c_sources or {}
+    linked = dict(c_sources=tuple(c_sources), c_exports=c_exports)
     # The glue without the suspension path (known only once compiled) keys the cache.
-    probe = link_glue(target, emscripten.capabilities, function, suspend=suspend)
-    key = _variant_key(module, device, arguments, emscripten, probe)
+    probe = link_glue(target, emscripten.capabilities, function, suspend=suspend, **linked)
+    key = _variant_key(module, device, arguments, emscripten, probe, c_sources)
     cached = os.path.join(cache, key) if cache else None
     if cached and os.path.isdir(cached):
         shutil.copytree(cached, folder)
@@ -170,10 +193,13 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
     compiled = codegen.compile(module, "library", device)
     path = suspend_path(compiled.object, function) if suspend else ()
     glue = link_glue(target, emscripten.capabilities, function, suspend=suspend,
-                     suspend_path=path)
+                     suspend_path=path, **linked)
     with tempfile.TemporaryDirectory(prefix="webhal-link-") as work:
         prefix = os.path.join(work, function)
         write_static_library(compiled, prefix)
+        for base, text in c_sources.items():
+            with open(os.path.join(work, base), "wb") as f:
+                f.write(text)
         link(glue, work, folder)
         for extra in (".a", ".h", ".wgsl", ".wgsl.json"):  # for users who link from C
             if os.path.exists(prefix + extra):
@@ -193,13 +219,16 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
     return arguments, about, False
 
 
-def _variant_key(module, device, arguments, emscripten, glue: LinkGlue) -> str:
+def _variant_key(module, device, arguments, emscripten, glue: LinkGlue,
+                 c_sources: dict[str, bytes]) -> str:
     """What a variant's files depend on: webhal's own code, the lowered host statement, the
-    device code, the arguments, the target, emcc's version and the link glue."""
+    device code, the arguments, the target, emcc's version, the link glue and C sources."""
     h = hashlib.sha256()
     parts = [_webhal_source_digest(), str(module.target), module.name,
              stmt_to_string(module.body), json.dumps({k.value: v for k, v in device.items()}),
-             json.dumps(arguments), str(emscripten.version), json.dumps(glue.files)]
+             json.dumps(arguments), str(emscripten.version), json.dumps(glue.files),
+             *(f"{name}:{hashlib.sha256(text).hexdigest()}" for name, text in
+               sorted(c_sources.items()))]
     for part in parts:
         h.update(part.encode())
         h.update(b"\0")

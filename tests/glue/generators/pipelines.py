@@ -137,3 +137,18 @@ class MixedGpu:
             g.output.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
         else:
             g.output.vectorize(x, 8)
+
+
+@hl.generator(name="scale_u32")
+class ScaleU32:
+    """3 * input + 1 over uint32 words: on WebGPU its input may be a GPUBuffer that C code on
+    webgpu.h filled (tests/glue/test_webgpu_h.py)."""
+
+    input = hl.InputBuffer(hl.UInt(32), 1)
+    output = hl.OutputBuffer(hl.UInt(32), 1)
+
+    def generate(g):
+        g.output[x] = g.input[x] * 3 + 1
+        if g.target().has_gpu_feature():
+            xo, xi = hl.Var("xo"), hl.Var("xi")
+            g.output.gpu_tile(x, xo, xi, 64)
