@@ -297,6 +297,10 @@ class Pipeline {
     const gpu = await this._reprepare();
     gpu.heap = () => heap(this._module);
     this._module.webhalGpu = gpu;
+    // C code on webgpu.h (--c-source) gets the new device from emscripten_webgpu_get_device().
+    if ('preinitializedWebGPUDevice' in this._module) {
+      this._module.preinitializedWebGPUDevice = gpu.device;
+    }
     this._gpu = gpu;
   }
 

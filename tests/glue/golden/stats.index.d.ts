@@ -47,6 +47,8 @@ export interface Pipeline {
   /** The WebGPU adapter the webgpu variant runs on (null on the others). */
   readonly adapterInfo: { vendor: string; architecture: string; device: string;
     description: string } | null;
+  /** The variant's Emscripten module (C functions of `--c-source` are `_name` there). */
+  readonly module: unknown;
   run(inputs: Inputs, outputs: OutputShapes): Promise<Outputs>;
 }
 
