@@ -66,3 +66,10 @@ def test_a_missing_runtime_fails_the_run_and_is_an_error_in_the_report(tmp_path)
     error = next(suite.iter("error"))
     assert "browser is not available" in error.get("message")
     assert "CHROME_PATH" in error.text
+
+
+def test_by_default_only_gpu_schedules_get_webgpu_cases():
+    done = _webhal_test("-g", "brighten", "--runtime", "host,wgpu")  # no GPU schedule
+    assert done.returncode == 0 and "1 of 1 cases passed" in done.stdout, done.stdout
+    done = _webhal_test("-g", "brighten", "--runtime", "wgpu")
+    assert done.returncode == 2 and "no case" in done.stderr

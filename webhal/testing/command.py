@@ -21,8 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-g", "--generator", required=True, help="the generator's name")
     parser.add_argument("--runtime", default=",".join(harness.RUNTIMES),
                         help="comma-separated runtimes (default: %(default)s)")
-    parser.add_argument("--target", default=",".join(harness.DEFAULT_TARGETS),
-                        help="comma-separated Halide targets (default: %(default)s)")
+    parser.add_argument("--target",
+                        help="comma-separated Halide targets (default: "
+                             f"{','.join(harness.DEFAULT_TARGETS)}; webgpu only for generators "
+                             "that schedule loops on the GPU)")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N slices of cases")
     parser.add_argument("--seed", type=int, default=0, help="of the random inputs")
@@ -44,10 +46,14 @@ def main(args: argparse.Namespace) -> int:
         size = tuple(int(v) for v in args.size.lower().split("x"))
         subject = harness.Subject(f"{args.file}:{args.generator}", parse_params(args.params),
                                   seed=args.seed, size=size, tolerance=args.tolerance)
-        cases = harness.plan([r for r in args.runtime.split(",") if r],
-                             [t for t in args.target.split(",") if t])
+        targets = [t for t in (args.target or "").split(",") if t]
+        if not targets:
+            gpu = subject.schedules_gpu()
+            targets = [t for t in harness.DEFAULT_TARGETS if gpu or "webgpu" not in t]
+        cases = harness.plan([r for r in args.runtime.split(",") if r], targets)
         if not cases:
-            raise HalideError(f"no case: runtimes {args.runtime} run none of {args.target}")
+            raise HalideError(f"no case: runtimes {args.runtime} run none of "
+                              f"{', '.join(targets)}")
         if args.shard:
             cases = harness.shard(cases, args.shard)
     except (HalideError, ValueError) as e:

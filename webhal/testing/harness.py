@@ -237,6 +237,15 @@ class Subject:
         return {f.name(): np.asarray(b).copy() for f, b in zip(pipeline.outputs(), buffers)}, \
             times
 
+    def schedules_gpu(self) -> bool:
+        """Whether the generator puts any loop on the GPU for a webgpu target."""
+        from webhal.ir.schedule import ForType
+
+        pipeline = self.pipeline("host-webgpu")
+        return any(d.for_type in (ForType.GPUBlock, ForType.GPUThread)
+                   for fn in pipeline.functions() for definition in fn.definitions
+                   for d in definition.schedule.dims)
+
     def reference(self) -> dict[str, np.ndarray]:
         if self._reference is None:
             self._reference = self.realize("reference")[0]
