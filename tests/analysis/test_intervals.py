@@ -215,11 +215,27 @@ def test_unsigned_division_stays_below_the_dividend():
     assert consts(check(ir.Div(u, v), {"u": (0, 300), "v": (0, 3)})) == (0, 300)
 
 
-def test_float_division_and_modulo_are_unbounded():
+def test_float_modulo_is_unbounded():
     f = ir.Variable(F32, "f")
     scope = {"f": Interval(c(1.0, F32), c(2.0, F32))}
-    assert bounds_of(ir.Div(f, c(2.0, F32)), scope) == Interval(None, None)
     assert bounds_of(ir.Mod(f, c(2.0, F32)), scope) == Interval(None, None)
+
+
+def test_float_division_by_one_value_follows_the_numerator():
+    f, p = ir.Variable(F32, "f"), ir.Variable(F32, "p")
+    scope = {"f": Interval(c(1.0, F32), c(2.0, F32))}
+    assert bounds_of(ir.Div(f, c(2.0, F32)), scope) == \
+        Interval(ir.Div(c(1.0, F32), c(2.0, F32)), ir.Div(c(2.0, F32), c(2.0, F32)))
+    assert bounds_of(ir.Div(f, c(-2.0, F32)), scope) == \
+        Interval(ir.Div(c(2.0, F32), c(-2.0, F32)), ir.Div(c(1.0, F32), c(-2.0, F32)))
+    # A Param of unknown sign: the smaller and the larger of the two quotients.
+    lo, hi = ir.Div(c(1.0, F32), p), ir.Div(c(2.0, F32), p)
+    assert bounds_of(ir.Div(f, p), scope) == Interval(ir.Min(lo, hi), ir.Max(lo, hi))
+    assert bounds_of(ir.Div(c(1.0, F32), p), {}) == Interval.point(ir.Div(c(1.0, F32), p))
+    # A divisor that ranges (over zero, perhaps) leaves the quotient unbounded.
+    q = ir.Variable(F32, "q")
+    scope["q"] = Interval(c(-1.0, F32), c(1.0, F32))
+    assert bounds_of(ir.Div(f, q), scope) == Interval(None, None)
 
 
 # -- lets, vectors, intrinsics, unknown nodes --------------------------------------------------

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from webhal.errors import ToolchainError
-from webhal.runners.server import StaticServer
 from webhal.runners.node import dawn_adapter_info, run_node_source
+from webhal.runners.server import StaticServer
 
 
 def test_static_server_sends_isolation_headers_and_wasm_type(tmp_path):

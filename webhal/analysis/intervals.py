@@ -93,7 +93,10 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
         case ir.Div():
             return _div(b(e.a), b(e.b), e)
         case ir.Mod():
-            c = b(e.b)
+            a, c = b(e.a), b(e.b)
+            if a.is_bounded() and a.min == a.max and c.is_bounded() and c.min == c.max:
+                # One value (the inner half of a fused loop, inside its loop): that value.
+                return Interval.point(ops.mod(a.min, c.min))
             if e.type.is_float():
                 return Interval(None, None)
             zero, one = ops.const(0, e.type), ops.const(1, e.type)
@@ -184,7 +187,7 @@ def _mul(a: Interval, c: Interval, e) -> Interval:
 
 def _div(a: Interval, c: Interval, e) -> Interval:
     if e.type.is_float():
-        return Interval(None, None)
+        return _float_div(a, c)
     kc = ops.as_const(c.min) if c.min is not None and c.min == c.max else None
     if kc is not None and kc != 0:
         if kc > 0:
@@ -207,6 +210,22 @@ def _div(a: Interval, c: Interval, e) -> Interval:
     if e.type.is_uint() and a.max is not None:
         return Interval(ops.const(0, e.type), a.max)
     return Interval(None, None)
+
+
+def _float_div(a: Interval, c: Interval) -> Interval:
+    """a / c for floats where c is one value (a constant, a Param such as `1.0 / sigma`): the
+    quotient is monotonic in the numerator for either sign of c, as in Halide's bounds."""
+    if not (a.is_bounded() and c.min is not None and c.min == c.max):
+        return Interval(None, None)
+    if a.min == a.max:
+        return Interval.point(ops.div(a.min, c.min))
+    lo, hi = ops.div(a.min, c.min), ops.div(a.max, c.min)
+    k = ops.as_const(c.min)
+    if k is not None and k > 0:
+        return Interval(lo, hi)
+    if k is not None and k < 0:
+        return Interval(hi, lo)
+    return Interval(ops.minimum(lo, hi), ops.maximum(lo, hi))
 
 
 def _cast(a: Interval, src: Type, dst: Type) -> Interval:

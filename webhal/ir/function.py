@@ -130,14 +130,18 @@ class Function:
             if not a.type.is_int_or_uint() or a.type.is_bool():
                 raise CompileError(f"argument {i} on the left of {what} has type {a.type}; "
                                    "Func arguments must be integers", where)
+            if isinstance(a, ir.Variable) and a.rdom is None and a.param is None and \
+                    a.name == self.pure_args[i]:
+                pure_at[a.name] = i
+        # As in Halide, a pure Var may appear inside other arguments (a histogram's bin computed
+        # from the pixel at x, y) provided it also stands alone in its own position.
+        for i, a in enumerate(args):
             for v in free_variables(a):
-                if v.rdom is None and v.param is None:
-                    if not (isinstance(a, ir.Variable) and v.name == self.pure_args[i]):
-                        raise CompileError(
-                            f"argument {i} on the left of {what} is {to_string(a)}; a Var there "
-                            f"must be the pure Var of that position ({self.pure_args[i]}) alone",
-                            where)
-                    pure_at[v.name] = i
+                if v.rdom is None and v.param is None and v.name not in pure_at:
+                    raise CompileError(
+                        f"argument {i} on the left of {what} is {to_string(a)}; a Var there "
+                        f"must be the pure Var of that position ({self.pure_args[i]}) alone, "
+                        "or a pure Var that also stands alone in its own position", where)
         rdoms = {}
         for node in (*args, value):
             for v in free_variables(node):
@@ -153,17 +157,20 @@ class Function:
                                "with several dimensions", where)
         rdom = next(iter(rdoms.values()), None)
         # Pure Vars on the right must sit in their own position in calls to this Func, so that
-        # different values of a pure Var never touch the same point (they can run in parallel).
+        # different values of a pure Var never touch the same point (they can run in parallel);
+        # as on the left, they may appear in other arguments too.
         for c in calls(value, ir.CallType.HALIDE):
             if c.func is not self:
                 continue
-            for j, a in enumerate(c.args):
+            for a in c.args:
                 for v in free_variables(a):
-                    in_place = isinstance(a, ir.Variable) and j == pure_at.get(v.name)
+                    own = c.args[pure_at[v.name]] if v.name in pure_at else None
+                    in_place = isinstance(own, ir.Variable) and own.name == v.name
                     if v.name in pure_at and not in_place:
                         raise CompileError(
                             f"{what} reads {self.name} at {to_string(c)}: the pure Var {v.name} "
-                            f"may only appear alone, as argument {pure_at[v.name]}", where)
+                            f"must also stand alone in its own position, as argument "
+                            f"{pure_at[v.name]}", where)
         dims = []
         if rdom is not None:
             dims = [Dim(rdom.var_name(i), is_rvar=True) for i in range(len(rdom.mins))]

@@ -271,7 +271,10 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
             if isinstance(n, st.For) and n.for_type is ForType.Parallel:
                 raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
     kernel = Kernel(name, tuple(reversed(blocks)), s, tuple(sizes))
-    _allocations(s, {}, not threads, kernel)
+    # A block loop that runs once (a serial stage given one workgroup) is its min: the size of
+    # a Func computed inside it may depend on it.
+    once = {g.name: g.min for g in blocks if ops.as_const(simplify_expr(g.extent)) == 1}
+    _allocations(s, once, not threads, kernel)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
     memory = kernel.shared.keys() | kernel.local.keys()

@@ -5,8 +5,10 @@ lane.
 A vector LetStmt becomes one LetStmt per lane; a vector Store becomes one Store per lane, all
 of whose values are computed before the first is stored (a lane may read the element that
 another lane's store replaces). Each intermediate lane value is bound once (to a LetStmt) and
-shared by the lanes and operations that use it. Lane i of Ramp(base, stride) is
-`base + stride * i`, in the ramp's own type (so narrow types wrap as they would in a vector)."""
+shared by the lanes and operations that use it; so is each vector subexpression that occurs more
+than once in a statement (an inlined stencil repeats its loads and their index arithmetic). Lane
+i of Ramp(base, stride) is `base + stride * i`, in the ramp's own type (so narrow types wrap as
+they would in a vector)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ class _Scalarize(Rewriter):
     def __init__(self, names: Names):
         super().__init__(names)
         self.env: Env = {}  # vector LetStmts in scope
+        # The lanes of each vector subexpression taken apart so far, by value, for the
+        # Bindings and the env it was taken apart in (both kept, so that their ids stay theirs).
+        self.seen: dict[tuple, tuple[Env, Bindings, list[ir.Expr]]] = {}
 
     def stmt(self, s: st.Stmt) -> st.Stmt:
         if isinstance(s, st.LetStmt | st.For) and s.name in self.env:
@@ -61,7 +66,7 @@ class _Scalarize(Rewriter):
             return super().store(s, b)
         if s.predicate is not None:
             raise CompileError("GPU code generation has no predicated stores")
-        values = [b.bind(v) for v in self.lanes(s.value, self.env, b)]
+        values = self.bound_lanes(s.value, self.env, b)
         indices = self.lanes(s.index, self.env, b)
         return st.Block(tuple(st.Store(s.name, v, i) for v, i in zip(values, indices)))
 
@@ -94,6 +99,16 @@ class _Scalarize(Rewriter):
             value = b.bind(self.scalar(e.value, env, b), e.name)
         return {**env, e.name: value}
 
+    def bound_lanes(self, e: ir.Expr, env: Env, b: Bindings) -> list[ir.Expr]:
+        """The lanes of vector e, bound: once per statement for each value e has there."""
+        key = (e, id(env), id(b))
+        hit = self.seen.get(key)
+        if hit is not None and hit[0] is env and hit[1] is b:
+            return hit[2]
+        lanes = [b.bind(v) for v in self.lanes(e, env, b)]
+        self.seen[key] = (env, b, lanes)
+        return lanes
+
     def lanes(self, e: ir.Expr, env: Env, b: Bindings) -> list[ir.Expr]:
         """One scalar expression per lane of vector e."""
         n = e.type.lanes
@@ -118,7 +133,7 @@ class _Scalarize(Rewriter):
                 return [ir.Load(e.type.element_of(), e.name, i)
                         for i in self.lanes(e.index, env, b)]
         # Any other node: its children's lanes once each, then the node per lane over them.
-        per_child = [[b.bind(v) for v in self.lanes(c, env, b)] if c.type.lanes > 1
+        per_child = [self.bound_lanes(c, env, b) if c.type.lanes > 1
                      else [b.bind(self.scalar(c, env, b))] * n for c in children(e)]
         if not per_child:
             raise CompileError(f"GPU code generation cannot take apart {to_string(e)}")
