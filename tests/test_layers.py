@@ -25,7 +25,7 @@ LAYERS = {
     "runners": 6, "glue": 6, "aot": 6, "jit": 6,
     "lang": 7,
     "": 8,  # the package itself: `import webhal as hl`
-    "cli": 9, "demo": 9, "build": 9, "doctor": 9, "testing": 9,
+    "cli": 9, "demo": 9, "demo_page": 9, "build": 9, "doctor": 9, "testing": 9,
 }
 
 

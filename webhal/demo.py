@@ -14,9 +14,9 @@ import numpy as np
 from rich.table import Table
 
 import webhal as hl
-from webhal import doctor
+from webhal import demo_page, doctor
 from webhal.errors import CompileError, HalideError
-from webhal.glue import demo_page, package_data, web_page
+from webhal.glue import package_data, web_page
 
 # In demos/ (shipped as the package data webhal.demos).
 IMAGE = "images/camera.png"

@@ -7,7 +7,7 @@ the rows of the horizontal pass it needs, both passes vectorized across x.
 
 import webhal as hl
 
-# What `webhal demo blur` shows (webhal/glue/demo_page.py reads it).
+# What `webhal demo blur` shows (webhal/demo_page.py reads it).
 DEMO = {
     "title": "Box blur",
     "description": "A 3x3 box blur in two passes, uint16 between them, as in Halide's blur app.",

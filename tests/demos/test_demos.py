@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webhal.glue import demo_page
+from webhal import demo_page
 
 VARIANTS = ["webgpu", "threads", "simd", "scalar"]
 
