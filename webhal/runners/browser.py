@@ -256,29 +256,27 @@ class BrowserRunner:
         self._stack.close()
 
 
-_shared: BrowserRunner | None = None
+# One runner per thread: Playwright's sync objects belong to the thread that made them.
+_runners = threading.local()
 
 
 def shared_runner() -> BrowserRunner:
-    """The process's BrowserRunner, started on first use (and again if its browser died);
+    """This thread's BrowserRunner, started on first use (and again if its browser died);
     closed when the process exits."""
-    global _shared
-    if _shared is None or not _shared.alive:
-        if _shared is not None:
-            _shared.close()
-        _shared = BrowserRunner()
-        atexit.register(_close_shared)
-    return _shared
+    runner = getattr(_runners, "runner", None)
+    if runner is None or not runner.alive:
+        if runner is not None:
+            _close(runner)
+        runner = _runners.runner = BrowserRunner()
+        atexit.register(_close, runner)
+    return runner
 
 
-def _close_shared() -> None:
-    global _shared
-    if _shared is not None:
-        try:
-            _shared.close()
-        except Exception:  # noqa: BLE001 - the browser went first at exit
-            pass
-        _shared = None
+def _close(runner: BrowserRunner) -> None:
+    try:
+        runner.close()
+    except Exception:  # noqa: BLE001 - the browser went first at exit
+        pass
 
 
 _ADAPTER_PROBE = """async () => {
@@ -295,11 +293,13 @@ _ADAPTER_PROBE = """async () => {
 def webgpu_adapter_info(timeout_s: float = 60) -> AdapterInfo:
     """The WebGPU adapter headless Chromium offers a page (here SwiftShader: vendor "google",
     architecture "swiftshader"). Raises ToolchainError when there is none."""
-    page = shared_runner().session.open("/runner.html", timeout_s=timeout_s)
-    try:
-        info = page.evaluate(_ADAPTER_PROBE)
-    finally:
-        page.close()
+    # A browser of its own: `webhal doctor` probes on a worker thread, which ends after.
+    with tempfile.TemporaryDirectory(prefix="webhal-probe-") as directory:
+        with open(os.path.join(directory, "index.html"), "w") as f:
+            f.write("<!doctype html><title>webhal WebGPU probe</title>\n")
+        with browser_session(directory, timeout_s=timeout_s) as session:
+            page = session.open("/index.html", timeout_s=timeout_s)
+            info = page.evaluate(_ADAPTER_PROBE)
     if "error" in info:
         raise ToolchainError(f"headless Chromium offered no WebGPU adapter: {info['error']}",
                              hint="launch Chromium with --enable-unsafe-webgpu "
