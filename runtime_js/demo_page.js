@@ -57,6 +57,9 @@ function queue(task) {
   return busy;
 }
 
+// Resolves once every queued run has drawn (for tests driving the page).
+window.webhalIdle = () => busy;
+
 async function show(variant) {
   const p = await pipeline(variant);
   const out = await p.run(inputs(), { shape: outputShape() });

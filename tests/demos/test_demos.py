@@ -1,7 +1,8 @@
 """Every demo of demos/ as `webhal demo` builds it: its page runs in headless Chromium on every
 variant (WebGPU on SwiftShader, wasm threads, SIMD and scalar), each output matches the
-reference evaluator within the demo's tolerance, the screenshot shows the pictures, and the
-gallery links every demo."""
+reference evaluator within the demo's tolerance, the screenshot shows the pictures, the
+page's picker, slider and file input run the pipeline again, and the gallery links every
+demo."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from webhal import demo_page
+from webhal.glue import package_data
 
 VARIANTS = ["webgpu", "threads", "simd", "scalar"]
 
@@ -57,3 +59,51 @@ def test_each_demo_declares_what_its_page_needs():
         assert arguments["input"].dimensions == (2 if demo.layout == "gray" else 3)
         for scalar, s in demo.scalars.items():
             assert scalar in arguments and s["min"] <= s["default"] <= s["max"]
+
+
+_CANVAS = """(id) => {
+  const c = document.getElementById(id);
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+  return { width: c.width, height: c.height, data: Array.from(d.data) };
+}"""
+
+
+def _planes(page, canvas_id: str) -> np.ndarray:
+    """A canvas's R, G and B as planes (3, height, width)."""
+    c = page.evaluate(_CANVAS, canvas_id)
+    rgba = np.array(c["data"], dtype=np.uint8).reshape(c["height"], c["width"], 4)
+    return np.ascontiguousarray(rgba[..., :3].transpose(2, 0, 1))
+
+
+@pytest.mark.slow
+def test_the_picker_the_slider_and_an_image_of_ones_own_rerun_the_pipeline(
+        out_root, emscripten, chromium):
+    from webhal.runners.browser import shared_runner
+    from webhal.testing.harness import Subject
+
+    demo = demo_page.load("unsharp")
+    demo_page.build_page(demo, str(out_root))
+    runner = shared_runner()
+    page = runner.session.open(runner.mount(out_root) + "/unsharp/index.html")
+    try:
+        page.wait_for_function("document.getElementById('status').textContent"
+                               ".startsWith('webgpu')", timeout=120_000)
+        page.select_option("#variant", "simd")
+        page.evaluate("""() => { const s = document.getElementById('scalar-amount');
+                                 s.value = '3'; s.dispatchEvent(new Event('input')); }""")
+        page.evaluate("window.webhalIdle()")
+        assert page.text_content("#status").startswith("simd: wasm-32-wasmrt-wasm_simd128")
+        shown = {"slider": (_planes(page, "input"), _planes(page, "output"), 3.0)}
+        page.set_input_files("#file", str(package_data.folder("demos") / "images"
+                                          / "camera.png"))
+        page.evaluate("window.webhalIdle()")
+        shown["own image"] = (_planes(page, "input"), _planes(page, "output"), 3.0)
+    finally:
+        page.close()
+    camera, _, _ = shown["own image"]
+    assert camera.shape == (3, 512, 512) and (camera[0] == camera[1]).all()  # the grey photo
+    for what, (image, output, amount) in shown.items():
+        subject = Subject(f"{demo.path}:unsharp", inputs={"input": image, "amount": amount},
+                          output_shapes={"output": image.shape})
+        ok, _, message = subject.compare({"output": output})
+        assert ok, f"{what}: {message}"
