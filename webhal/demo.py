@@ -22,11 +22,6 @@ from webhal.glue import package_data, web_page
 IMAGE = "images/camera.png"
 BLUR = "blur/blur.py"
 PAGE_TARGET = "wasm-32-wasmrt-wasm_simd128"
-# (label, target, schedule): the CPU schedule or the GPU one of demos/blur/blur.py.
-TARGETS = [("host", "host", "blur"), ("wasm scalar", "wasm-32-wasmrt", "blur"),
-           ("wasm SIMD", "wasm-32-wasmrt-wasm_simd128", "blur"),
-           ("WebGPU, host code JIT", "host-webgpu", "blur_gpu"),
-           ("WebGPU, host code wasm", "wasm-32-wasmrt-webgpu", "blur_gpu")]
 
 
 def _load_blur() -> types.ModuleType:
@@ -53,9 +48,10 @@ def _out_size(pixels: np.ndarray) -> tuple[int, int]:
 
 
 def build_page(page_dir: str, reps: int = 25) -> dict:
-    """Build the demo's web page into `page_dir` (index.html, blur.js, blur.wasm, the input and
-    the generated C): the blur for wasm SIMD linked by emcc, as `webhal demo` runs it in
-    headless Chromium. Returns the page's settings (webhal.glue.web_page.build); needs emcc."""
+    """Build the blur's C-ABI page into `page_dir` (index.html, blur.js, blur.wasm, the input
+    and the generated C entry): the static library for wasm SIMD linked by emcc with C that
+    calls it, as a C user links a pipeline (webhal.glue.web_page; tests/packaging builds it
+    from an installed wheel). Returns the page's settings; needs emcc."""
     pixels, image = _load_image()
     return web_page.build(_load_blur().blur(image), image, pixels, _out_size(pixels),
                           hl.Target(PAGE_TARGET), page_dir, "blur", reps)
