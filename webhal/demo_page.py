@@ -22,6 +22,7 @@ from webhal import build
 from webhal.errors import CompileError
 from webhal.glue import package_data
 from webhal.glue.web_page import environment
+from webhal.runners.package_run import adapter_label
 
 TARGETS = ("wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128-wasm_threads",
            "wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt")
@@ -141,9 +142,7 @@ def check(demo: Demo, page: str, out_root: str, runner) -> DemoCheck:
         if "error" in r:
             v.message = r["error"]
         else:
-            adapter = r.get("adapter")
-            v.adapter = " ".join(filter(None, (adapter.get("vendor"), adapter.get(
-                "architecture")))) if adapter else "cpu"
+            v.adapter = adapter_label(r.get("adapter"))
             v.median_ms = statistics.median(r["timesMs"])
             v.spread_ms = (min(r["timesMs"]), max(r["timesMs"]))
             v.ok, v.max_error, v.message = subject.compare({"output": _decoded(r["output"])})

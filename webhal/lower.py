@@ -135,14 +135,20 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
     ctx = LowerContext(outputs, functions, target, images, params)
     if arguments is None:
         arguments = [*images.values(), *params.values()]
+    s = _run_passes(PASSES, ctx)
+    return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
+
+
+def _run_passes(passes, ctx: LowerContext) -> st.Stmt:
+    """`passes` in order from the empty statement, each dumped and timed (HL_DEBUG_CODEGEN)."""
     level = debug_level()
     s: st.Stmt = st.Evaluate(ops.const(0))
-    for pass_name, fn in PASSES:
+    for pass_name, fn in passes:
         t0 = time.perf_counter()
         new = fn(s, ctx)
         _log(level, pass_name, new, s, time.perf_counter() - t0)
         s = new
-    return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
+    return s
 
 
 def input_bounds(outputs: list[Function], functions: list[Function], target,
@@ -155,9 +161,7 @@ def input_bounds(outputs: list[Function], functions: list[Function], target,
     gives that size. Runs the passes up to the buffer checks, whose regions these are."""
     images, params = gather_inputs(functions)
     ctx = LowerContext(outputs, functions, target, images, params)
-    s: st.Stmt = st.Evaluate(ops.const(0))
-    for _, fn in PASSES[:[n for n, _ in PASSES].index("buffer checks")]:
-        s = fn(s, ctx)
+    s = _run_passes(PASSES[:[n for n, _ in PASSES].index("buffer checks")], ctx)
     known: dict[str, ir.Expr] = {}
     sizes = {**(input_extents or {}), **{o.name: output_extents[o.name] for o in outputs}}
     for name, extents in sizes.items():

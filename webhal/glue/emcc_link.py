@@ -70,9 +70,9 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
     flags = emcc_flags(target, capabilities, environment=places, module=module,
                        gpu_bindings=False, thread_pool_size=thread_pool_size,
                        grow_shared_memory=True) + ["-sFILESYSTEM=0"]
-    bindings = webgpu_h_flag(capabilities, target) if gpu and c_sources else None
+    bindings = webgpu_h_bindings(capabilities, target) if gpu and c_sources else None
     if bindings:
-        flags += [bindings, "-DWEBHAL_WEBGPU=1"]
+        flags += [capabilities.flag(bindings), "-DWEBHAL_WEBGPU=1"]
     if threads:
         # No `new Worker(new URL(..., import.meta.url))` in the output: bundlers (Vite) would
         # bundle Emscripten's CommonJS worker script and fail. runtime_js says where the
@@ -83,9 +83,7 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
                                exports=[function], only=suspend_path)
     settings = dict(function=function, target=str(target), node=threads, suspend=suspend,
                     emscripten=format_version(capabilities.version),
-                    webgpu_h=bindings is not None,
-                    stale_webgpu_h=bindings == capabilities.flag("use_webgpu")
-                    if "use_webgpu" in capabilities else False)
+                    webgpu_h=bindings is not None, stale_webgpu_h=bindings == "use_webgpu")
     env = environment()
     pre_js = env.get_template("emcc_pre.js.j2").render(**settings)
     outputs = [f"{function}.mjs", f"{function}.wasm"]
@@ -100,12 +98,12 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
     return LinkGlue(files, tuple(outputs))
 
 
-def webgpu_h_flag(capabilities: EmscriptenCapabilities, target: Target) -> str:
-    """How C code reaches webgpu.h: Dawn's emdawnwebgpu from the version that has it (it is
-    downloaded while linking), else Emscripten's own -sUSE_WEBGPU bindings."""
+def webgpu_h_bindings(capabilities: EmscriptenCapabilities, target: Target) -> str:
+    """The capability by which C code reaches webgpu.h: Dawn's emdawnwebgpu from the version
+    that has it (it is downloaded while linking), else Emscripten's own -sUSE_WEBGPU."""
     for name in ("emdawnwebgpu", "use_webgpu"):
         if name in capabilities:
-            return capabilities.flag(name)
+            return name
     raise CompileError(f"target {target}: Emscripten {format_version(capabilities.version)} "
                        "has no webgpu.h bindings for the C sources")
 

@@ -6,12 +6,15 @@ rejects Debian's lavapipe) and HL_WEBGPU_NODE_BINDINGS names the dawn.node to lo
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 
 from webhal.errors import ToolchainError
+from webhal.runners import package_run
 from webhal.toolchain.adapters import AdapterInfo
 from webhal.toolchain.cache import cached
 from webhal.toolchain.hosts import find_node
@@ -114,11 +117,7 @@ def run_package(directory: str | os.PathLike, inputs: Mapping[str, object],
     """Run the npm package in `directory` in Node (webhal.runners.package_run.spec gives the
     meaning of the arguments); webgpu variants run on dawn.node. Returns a PackageRun.
     Raises ToolchainError with Node's output when the run fails."""
-    import json
-    import pathlib
-
     from webhal.glue import package_data
-    from webhal.runners import package_run
 
     directory = pathlib.Path(directory).resolve()
     meta = json.loads((directory / "package.json").read_text(encoding="utf-8"))["webhal"]

@@ -39,11 +39,16 @@ class PackageRun:
 
     @property
     def adapter_name(self) -> str:
-        """"google swiftshader" and the like; "cpu" for the wasm variants."""
-        if not self.adapter:
-            return "cpu"
-        parts = (self.adapter.get("vendor"), self.adapter.get("architecture"))
-        return " ".join(p for p in parts if p) or self.adapter.get("description") or "WebGPU"
+        return adapter_label(self.adapter)
+
+
+def adapter_label(adapter: dict | None) -> str:
+    """"google swiftshader" and the like, from runtime_js's adapterInfo; "cpu" without one
+    (the wasm variants)."""
+    if not adapter:
+        return "cpu"
+    parts = (adapter.get("vendor"), adapter.get("architecture"))
+    return " ".join(p for p in parts if p) or adapter.get("description") or "WebGPU"
 
 
 def spec(variant: str | None, inputs: Mapping[str, object],

@@ -196,8 +196,7 @@ def webhal_run(_webhal_packages):
         else:
             why = harness.missing_runtime(runtime, target)
             if why is not None:
-                runtimes.missing(f"the {runtime} runtime", str(why).split("\nto fix:")[0],
-                                 why.hint)
+                runtimes.missing_because(f"the {runtime} runtime", why)
             directory = _webhal_packages["root"] / f"{subject.name}-{len(subjects)}-{runtime}"
             case = harness.Case(runtime, target, _variant(runtime, target))
             outcome = harness.run_case(subject, case, package_dir=str(directory), samples=0)

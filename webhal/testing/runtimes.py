@@ -56,12 +56,17 @@ def require(what: str, probe: Callable[[], T]) -> T:
     try:
         return probe()
     except ToolchainError as exc:
-        # The error's text ends with its hint; missing() states the hint itself.
-        text = str(exc)
-        if exc.hint and text.endswith("to fix: " + exc.hint):
-            text = text[: -len("to fix: " + exc.hint)].rstrip()
-        missing(what, text, exc.hint)
-        raise  # unreachable: missing() always raises
+        missing_because(what, exc)
+        raise  # unreachable: missing_because() always raises
+
+
+def missing_because(what: str, exc: ToolchainError) -> None:
+    """missing() with the reason and hint of the tool's error."""
+    # The error's text ends with its hint; missing() states the hint itself.
+    text = str(exc)
+    if exc.hint and text.endswith("to fix: " + exc.hint):
+        text = text[: -len("to fix: " + exc.hint)].rstrip()
+    missing(what, text, exc.hint)
 
 
 def llvm_wasm() -> Llvmlite:
