@@ -416,14 +416,29 @@ class ExprCodegen:
         a, amount = args
         k = ops.as_const(e.args[1])
         if self.wasm_simd128 and t.lanes > 1 and t.bits < 32 and not _uniform(e.args[1]):
-            # wasm shifts every lane by one amount, so LLVM 22 splits lane-wise shifts into
-            # i32 shifts per lane, extending 8/16-bit lanes the wrong way (a logical shift of
-            # uint16 65534 gives 65535). Shifting 32-bit lanes of our own extension is right.
-            wide, wide_by = t.with_bits(32), by.with_bits(32)
-            shifted = self._shift(e.name, wide, wide_by, self.convert(a, t, wide),
-                                  self.convert(amount, by, wide_by), k)
-            return self.builder.trunc(shifted, llvm_type(t))
+            return self._shift_by_lane_amounts(e.name, t, by, a, amount)
         return self._shift(e.name, t, by, a, amount, k)
+
+    def _shift_by_lane_amounts(self, name: str, t: Type, by: Type, a: ll.Value,
+                               amount: ll.Value) -> ll.Value:
+        """A vector of 8- or 16-bit lanes shifted by an amount per lane, for wasm SIMD.
+
+        wasm shifts every lane by one amount, so LLVM 22 splits such a shift into i32 shifts
+        per lane, and there it extends 8/16-bit lanes the wrong way (a constant u16(65534) is
+        i32 -2, so `>> 1` gives 65535). So the shift is done on 32-bit lanes that webhal
+        extends itself, wrapped to t's width there, and narrowed back by wasm's `narrow`
+        instructions (exact, since every lane is in t's range). Not by `trunc`: LLVM turns
+        trunc(lshr(zext a, n)) back into a 16-bit shift whenever it knows n < 16."""
+        b = self.builder
+        wide, wide_by = t.with_bits(32), by.with_bits(32)
+        v = self._shift(name, wide, wide_by, self.convert(a, t, wide),
+                        self.convert(amount, by, wide_by), None)
+        if t.is_uint():
+            v = b.and_(v, self.const(wide, (1 << t.bits) - 1))
+        else:
+            spare = self.const(wide, 32 - t.bits)
+            v = b.ashr(b.shl(v, spare), spare)
+        return simd_idioms.wasm_narrow(self, v, wide, t)
 
     def _shift(self, name: str, t: Type, by: Type, a: ll.Value, amount: ll.Value,
                k: int | None) -> ll.Value:

@@ -45,7 +45,7 @@ def emit(cg, e, args: list[ll.Value]) -> ll.Value:
                     # gives 0 for lanes >= 2**15: that pattern must not reach it.)
                     v = b.call(cg.intrinsic("llvm.umin", v.type, [v.type, v.type]),
                                [v, cg.const(src, t.max())])
-                return _wasm_narrow(cg, v, src, t)
+                return wasm_narrow(cg, v, src, t)
             return _clamp_and_truncate(cg, args[0], src, t)
         case "q15mulr":
             if simd:
@@ -91,7 +91,7 @@ def _clamp_and_truncate(cg, v: ll.Value, src: Type, t: Type) -> ll.Value:
     return b.trunc(v, llvm_type(t))
 
 
-def _wasm_narrow(cg, v: ll.Value, src: Type, t: Type) -> ll.Value:
+def wasm_narrow(cg, v: ll.Value, src: Type, t: Type) -> ll.Value:
     """narrow_*: halves the width with saturation, from two vectors of signed lanes. A wider
     gap takes signed steps first (clamping to int16, then to uint8, is clamping to uint8)."""
     bits = src.bits
