@@ -13,14 +13,14 @@ import time
 
 from webhal.analysis.boxes import boxes_required
 from webhal.debug import debug_level
-from webhal.errors import CompileError, user_location
+from webhal.errors import CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.function import Function
 from webhal.ir.module import Module
 from webhal.ir.printer import stmt_to_string, to_string
-from webhal.ir.schedule import DeviceAPI
+from webhal.ir.schedule import DeviceAPI, ForType
 from webhal.ir.visitor import per_node, substitute, walk
 from webhal.passes import (
     add_buffer_checks,
@@ -121,8 +121,33 @@ def device_api(target) -> DeviceAPI:
     others = [f for f in _UNSUPPORTED_GPU if target.has_feature(f)]
     if others:
         raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
-                           f"{others[0]} feature is not supported yet (use -webgpu)")
+                           f"{others[0]} feature is not supported yet (use -webgpu)",
+                           user_location())
     return DeviceAPI.WebGPU if target.has_feature("webgpu") else DeviceAPI.None_
+
+
+def check_gpu_loops(functions: list[Function], target) -> None:
+    """Loops scheduled on a GPU need a target with a GPU API. As in Halide, they are refused
+    elsewhere rather than run on the CPU: a silent CPU run would hide a missing feature."""
+    api = device_api(target)
+    for fn in functions:
+        for i, d in enumerate(fn.definitions):
+            for dim in d.schedule.dims:
+                if dim.for_type not in (ForType.GPUBlock, ForType.GPUThread):
+                    continue
+                stage = fn.name if i == 0 else f"{fn.name}.update({i - 1})"
+                if api is DeviceAPI.None_:
+                    raise ScheduleError(
+                        f"Func {stage} runs loop {dim.name} on the GPU (gpu_tile, gpu_blocks "
+                        f"or gpu_threads), but target {target} has no GPU feature; add webgpu "
+                        "to the target (host-webgpu, wasm-32-wasmrt-webgpu), or give this "
+                        "target a CPU schedule (`if target.has_gpu_feature(): ...`)",
+                        d.schedule.where)
+                if dim.device_api not in (DeviceAPI.Default_GPU, api):
+                    raise ScheduleError(
+                        f"Func {stage} runs loop {dim.name} on DeviceAPI."
+                        f"{dim.device_api.name}, which webhal has no backend for; use "
+                        "DeviceAPI.WebGPU or DeviceAPI.Default_GPU", d.schedule.where)
 
 
 def lower(outputs: list[Function], functions: list[Function], target, name: str,
@@ -130,7 +155,7 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
     """The Module of the pipeline computing `outputs` (Functions in `functions`, producers
     first) for `target`; `arguments` orders the entry function's inputs (by default, the
     images and params the definitions read, in order of first use)."""
-    device_api(target)
+    check_gpu_loops(functions, target)
     images, params = gather_inputs(functions)
     ctx = LowerContext(outputs, functions, target, images, params)
     if arguments is None:

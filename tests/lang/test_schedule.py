@@ -199,6 +199,47 @@ def test_gpu_tile_without_block_names(dims):
     assert {s.tail for s in schedule_of(f).splits} == {TS.RoundUp}
 
 
+@pytest.mark.parametrize("dims", [1, 2, 3])
+@pytest.mark.parametrize("named_blocks", [True, False])
+def test_gpu_tile_takes_a_tail_and_a_device_api_after_the_sizes(dims, named_blocks):
+    vs = names("x", "y", "z")[:dims]
+    blocks = names("bx", "by", "bz")[:dims] if named_blocks else []
+    threads = names("tx", "ty", "tz")[:dims]
+    f = hl.Func("f")
+    f[tuple(vs)] = vs[0]
+    f.gpu_tile(*vs, *blocks, *threads, *[4] * dims, TS.GuardWithIf, hl.DeviceAPI.WebGPU)
+    assert f.loops() == [v.name() for v in threads + (blocks or vs)]
+    assert {s.tail for s in schedule_of(f).splits} == {TS.GuardWithIf}
+    assert {d.device_api for d in schedule_of(f).dims
+            if d.for_type is not ForType.Serial} == {hl.DeviceAPI.WebGPU}
+
+
+def test_gpu_tile_tail_and_device_api_by_keyword(f2):
+    f, x, y = f2
+    f.gpu_tile(x, y, *names("bx", "by", "tx", "ty"), 8, 8, tail=TS.RoundUp,
+               device_api=hl.DeviceAPI.WebGPU)
+    assert {s.tail for s in schedule_of(f).splits} == {TS.RoundUp}
+    assert schedule_of(f).dims[0].device_api is hl.DeviceAPI.WebGPU
+    g = hl.Func("g")
+    g[x] = x
+    g.gpu_tile(x, hl.Var("tx"), 16, device_api=hl.DeviceAPI.WebGPU)
+    assert g.loops() == ["tx", "x"]
+
+
+def test_gpu_blocks_and_threads_take_a_device_api_last(f2):
+    f, x, y = f2
+    f.gpu_threads(x, hl.DeviceAPI.WebGPU).gpu_blocks(y, hl.DeviceAPI.WebGPU)
+    assert {d.device_api for d in schedule_of(f).dims} == {hl.DeviceAPI.WebGPU}
+    with pytest.raises(hl.ScheduleError, match="DeviceAPI"):
+        f.gpu_blocks(y, device_api="webgpu")
+
+
+def test_gpu_tile_with_a_wrong_number_of_arguments(f2):
+    f, x, y = f2
+    with pytest.raises(hl.ScheduleError, match="gpu_tile takes"):
+        f.gpu_tile(x, y, hl.Var("tx"), 8, 8)
+
+
 def test_gpu_threads_need_blocks_around_them(f2):
     f, x, _ = f2
     f.gpu_threads(x)

@@ -13,7 +13,7 @@ from webhal.ir.schedule import (
     TailStrategy,
     schedule_error,
 )
-from webhal.lang.expr import ExprLike, to_node
+from webhal.lang.expr import to_node
 
 
 def loop_name(v) -> str:
@@ -173,6 +173,12 @@ class Stage:
         return self._mark(v, ForType.Serial)
 
     def _gpu(self, vars, for_type: ForType, device_api=DeviceAPI.Default_GPU):
+        vars = list(vars)
+        if vars and isinstance(vars[-1], DeviceAPI):  # Halide's positional device_api
+            device_api = vars.pop()
+        if not isinstance(device_api, DeviceAPI):
+            raise schedule_error(f"device_api must be an hl.DeviceAPI, not {device_api!r}",
+                                 user_location())
         if not 1 <= len(vars) <= 3:
             raise schedule_error("GPU loops come in 1 to 3 dimensions", user_location())
         for v in vars:
@@ -182,38 +188,41 @@ class Stage:
         return self
 
     def gpu_blocks(self, *vars, device_api=DeviceAPI.Default_GPU):
-        """Map loops (innermost first, at most 3) to GPU workgroups."""
+        """Map loops (innermost first, at most 3) to GPU workgroups; an hl.DeviceAPI may
+        follow them."""
         return self._gpu(vars, ForType.GPUBlock, device_api)
 
     def gpu_threads(self, *vars, device_api=DeviceAPI.Default_GPU):
-        """Map loops (innermost first, at most 3) to invocations within a workgroup."""
+        """Map loops (innermost first, at most 3) to invocations within a workgroup; an
+        hl.DeviceAPI may follow them."""
         return self._gpu(vars, ForType.GPUThread, device_api)
 
-    def gpu_tile(self, *args):
-        """gpu_tile(x, bx, tx, xs), gpu_tile(x, y, bx, by, tx, ty, xs, ys), the 3-D form, or the
-        short forms without block names (x, tx, xs) / (x, y, tx, ty, xs, ys) / 3-D."""
+    def gpu_tile(self, *args, tail=TailStrategy.Auto, device_api=DeviceAPI.Default_GPU):
+        """Halide's forms, in 1 to 3 dimensions: gpu_tile(x, bx, tx, xs),
+        gpu_tile(x, y, bx, by, tx, ty, xs, ys), ..., or without block names (x, tx, xs),
+        (x, y, tx, ty, xs, ys), ... (the split keeps x's name for the block loop); then a
+        TailStrategy and a DeviceAPI, by position or as tail= and device_api=."""
         args = list(args)
-        tail = args.pop() if args and isinstance(args[-1], TailStrategy) else TailStrategy.Auto
-        sizes = []
-        while args and not isinstance(args[-1], (str, ExprLike)) or \
-                (args and _is_int_expr(args[-1]) and len(sizes) < 3 and
-                 not hasattr(args[-1], "name")):
-            sizes.insert(0, args.pop())
-        n = len(sizes)
-        if n not in (1, 2, 3) or len(args) not in (2 * n, 3 * n):
+        if args and isinstance(args[-1], DeviceAPI):
+            device_api = args.pop()
+        if args and isinstance(args[-1], TailStrategy):
+            tail = args.pop()
+        # Each form has its own length: 3 or 4 arguments per dimension.
+        n, named_blocks = {3: (1, False), 4: (1, True), 6: (2, False), 8: (2, True),
+                           9: (3, False), 12: (3, True)}.get(len(args), (0, False))
+        if not n:
             raise schedule_error("gpu_tile takes (x, bx, tx, size), (x, y, bx, by, tx, ty, "
-                                 "xs, ys), the 3-D form, or the same without block names",
+                                 "xs, ys), the 3-D form, or the same without block names, "
+                                 "then optionally a TailStrategy and a DeviceAPI",
                                  user_location())
-        vs = args[:n]
-        if len(args) == 3 * n:
-            blocks, threads = args[n:2 * n], args[2 * n:]
-        else:
-            blocks, threads = vs, args[n:]
-        for v, b, t, s in zip(vs, blocks, threads, sizes):
-            self.split(v, b, t, s, tail)
+        vs, sizes = args[:n], args[-n:]
+        blocks = args[n:2 * n] if named_blocks else vs
+        threads = args[-2 * n:-n]
+        for v, b, t, size in zip(vs, blocks, threads, sizes):
+            self.split(v, b, t, size, tail)
         self.reorder(*threads, *blocks)
-        self.gpu_threads(*threads)
-        return self.gpu_blocks(*blocks)
+        self.gpu_threads(*threads, device_api=device_api)
+        return self.gpu_blocks(*blocks, device_api=device_api)
 
     def loops(self) -> list[str]:
         """This stage's loops, innermost first."""
@@ -222,6 +231,3 @@ class Stage:
     def name(self) -> str:
         return self._stage_name()
 
-
-def _is_int_expr(v) -> bool:
-    return isinstance(v, int) or (isinstance(v, ExprLike) and not hasattr(v, "name"))

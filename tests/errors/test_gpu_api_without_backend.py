@@ -1,0 +1,33 @@
+"""A GPU API webhal has no backend for yet (Vulkan, CUDA, ...), in the target or in a schedule:
+refused before anything is written, never compiled as WebGPU instead."""
+
+import os
+
+import webhal as hl
+
+from ._util import expect_error
+
+x, y, xi, yi = (hl.Var(n) for n in ("x", "y", "xi", "yi"))
+
+
+def _shade() -> hl.Func:
+    shade = hl.Func("shade")
+    shade[x, y] = x + y
+    return shade
+
+
+def test_static_library_for_a_vulkan_target(tmp_path):
+    shade = _shade()
+    shade.gpu_tile(x, y, xi, yi, 8, 8)
+    prefix = str(tmp_path / "shade")
+    with expect_error(hl.CompileError, "vulkan feature is not supported", "use -webgpu"):
+        shade.compile_to_static_library(prefix, [], "shade", hl.Target("host-vulkan"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_vulkan_device_api_on_a_webgpu_target(tmp_path):
+    shade = _shade()
+    shade.gpu_tile(x, y, xi, yi, 8, 8, hl.TailStrategy.Auto, hl.DeviceAPI.Vulkan)  # <- error
+    with expect_error(hl.ScheduleError, "Func shade", "DeviceAPI.Vulkan", "no backend"):
+        shade.compile_to_lowered_stmt(str(tmp_path / "shade.stmt"), [], "shade",
+                                      hl.Target("host-webgpu"))
