@@ -6,6 +6,7 @@ import platform
 import numpy as np
 import pytest
 
+import webhal as hl
 from webhal.errors import TargetError
 from webhal.target import (
     FEATURE_ORDER,
@@ -200,7 +201,6 @@ def test_feature_for_wrong_arch():
     ("x86-16-linux", "16"),
     ("x86-64-beos", "beos"),
     ("x86-64", "x86-64"),
-    ("", "arch-bits-os"),
     ("wasm-64-wasmrt", "wasm-32-wasmrt"),
     ("wasm-32-linux", "wasm-32-wasmrt"),
     ("x86-64-wasmrt", "wasmrt"),
@@ -209,6 +209,30 @@ def test_bad_arch_bits_os(text, token):
     with pytest.raises(TargetError, match=token):
         Target(text)
     assert not Target.validate_target_string(text)
+
+
+def test_the_empty_string_is_the_host_but_not_a_target_string():
+    assert Target("") == Target("host") == Target("  ")
+    assert not Target.validate_target_string("")
+
+
+@pytest.mark.parametrize("text, meant", [
+    ("wasm32-wasmrt", "wasm-32-wasmrt"),
+    ("wasm32-wasmrt-wasm_simd128", "wasm-32-wasmrt-wasm_simd128"),
+    ("x86_64-linux-avx", "x86-64-linux-avx"),
+])
+def test_an_arch_written_with_its_bits_gets_a_suggestion(text, meant):
+    with pytest.raises(TargetError, match=f"Did you mean '{meant}'"):
+        Target(text)
+
+
+def test_the_enums_are_webhals_names_as_in_halide():
+    t = hl.Target(hl.TargetOS.Linux, hl.TargetArch.X86, 64, [hl.TargetFeature.SSE41])
+    assert str(t) == "x86-64-linux-sse41"
+    assert t.os == hl.TargetOS.Linux and t.arch == hl.TargetArch.X86
+    assert t.has_feature(hl.TargetFeature.SSE41) and not t.has_feature(hl.TargetFeature.AVX)
+    assert t.with_feature(hl.TargetFeature.AVX).has_feature("avx")
+    assert hl.Target("wasm-32-wasmrt").os == hl.TargetOS.wasmrt
 
 
 def test_validate_target_string():

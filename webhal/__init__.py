@@ -16,8 +16,9 @@ from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
 from webhal.ir.types import Bool, Float, Handle, Int, Type, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
 from webhal.lang.buffer import Buffer
+from webhal.lang.evaluate import evaluate, evaluate_may_gpu
 from webhal.lang.expr import Expr
-from webhal.lang.func import Func, FuncRef
+from webhal.lang.func import Func, FuncRef, funcs
 from webhal.lang.functions import (
     abs,
     absd,
@@ -52,6 +53,7 @@ from webhal.lang.functions import (
     lerp,
     likely,
     log,
+    logical_not,
     max,
     min,
     mux,
@@ -87,9 +89,12 @@ from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.reductions import maximum, minimum, product, sum
 from webhal.lang.stage import Stage
-from webhal.lang.var import Range, RDom, RVar, Var
+from webhal.lang.var import Range, RDom, RVar, Var, vars
 from webhal.target import (
     Target,
+    TargetArch,
+    TargetFeature,
+    TargetOS,
     get_host_target,
     get_jit_target_from_environment,
     get_target_from_environment,

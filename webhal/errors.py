@@ -76,6 +76,11 @@ class ArgumentValueError(HalideError, ValueError):
     bindings)."""
 
 
+class RDomDimensionError(CompileError, KeyError):
+    """An RDom indexed with a dimension it does not have, `r[-1]` included (a KeyError in
+    Halide's bindings)."""
+
+
 class BufferError(HalideError):
     """A buffer does not fit the pipeline: wrong type, dimensions, or too small for what is read."""
 

@@ -13,6 +13,7 @@ import difflib
 import functools
 import os
 import platform
+import re
 import struct
 import sys
 from collections.abc import Iterable
@@ -364,7 +365,10 @@ class Target:
 
     @staticmethod
     def validate_target_string(text: str) -> bool:
-        """Whether `text` parses as a target (Halide has the same static method)."""
+        """Whether `text` parses as a target (Halide has the same static method). The empty
+        string, which Target() reads as the host, is not a target string."""
+        if not text.strip():
+            return False
         try:
             _parse(text)
         except TargetError:
@@ -375,7 +379,7 @@ class Target:
 # --- parsing ------------------------------------------------------------------------------------
 
 def _parse(text: str) -> tuple[str, int, str, frozenset[str]]:
-    text = text.strip()
+    text = text.strip() or "host"  # Halide reads "" as the host
     if text == REFERENCE:
         return REFERENCE, 0, REFERENCE, frozenset()
     tokens = text.split("-")
@@ -386,13 +390,21 @@ def _parse(text: str) -> tuple[str, int, str, frozenset[str]]:
         rest = tokens[1:]
     else:
         if len(tokens) < 3 or not tokens[1].isdigit():
-            raise TargetError(f"{text!r} is not a target: {_SYNTAX}")
+            raise TargetError(f"{text!r} is not a target: {_SYNTAX}{_did_you_mean(tokens)}")
         arch, bits, os_name, rest = tokens[0], int(tokens[1]), tokens[2], tokens[3:]
         _check_base(arch, bits, os_name, text)
         feats = frozenset()
     for token in rest:
         feats |= _expand_feature(token, arch, text)
     return arch, bits, os_name, feats
+
+
+def _did_you_mean(tokens: list[str]) -> str:
+    """A suggestion for an arch written with its bits (LLVM's wasm32, x86_64), else ""."""
+    m = re.fullmatch(r"([a-z0-9]+?)[_-]?(32|64)", tokens[0])
+    if m is None or m[1] not in ARCHS:
+        return ""
+    return f". Did you mean {'-'.join([m[1], m[2], *tokens[1:]])!r}?"
 
 
 def _from_parts(os_value: Any, arch_value: Any, bits: Any,

@@ -179,6 +179,18 @@ def test_image_param_binds_a_buffer(xy):
     assert isinstance(inp.get(), hl.Buffer)
 
 
+def test_an_image_param_made_without_arguments_is_undefined(xy):
+    x, _ = xy
+    inp = hl.ImageParam()
+    assert not inp.defined() and repr(inp) == "<webhal.ImageParam ImageParam()>"
+    with pytest.raises(hl.CompileError, match="ImageParam is undefined"):
+        inp.name()
+    with pytest.raises(hl.CompileError, match="ImageParam is undefined"):
+        hl.Func("f")[x] = inp[x]
+    inp = hl.ImageParam(hl.UInt(8), 1, "inp")  # the usual way to give it a value
+    assert inp.defined()
+
+
 def test_image_param_sizes_are_exprs(xy):
     x, y = xy
     inp = hl.ImageParam(hl.Int(32), 2, "inp")

@@ -240,6 +240,14 @@ def test_logical_and_or_not():
     np.testing.assert_array_equal(got_xor, (a > 2) ^ (a > 6))
 
 
+def test_logical_not_of_a_bool_and_refused_for_an_int():
+    a = random_ints(np.int32, 64, extremes=False)
+    np.testing.assert_array_equal(apply(lambda p: hl.logical_not(p > 4), a), ~(a > 4))
+    np.testing.assert_array_equal(apply(lambda p: (p > 4).logical_not(), a), ~(a > 4))
+    with pytest.raises(hl.CompileError, match="logical_not needs a bool, not int32"):
+        hl.logical_not(hl.Var("x") + 1)
+
+
 def test_python_and_or_are_rejected():
     x = hl.Var("x")
     with pytest.raises(hl.CompileError, match="select"):

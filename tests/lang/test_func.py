@@ -115,6 +115,41 @@ def test_func_queries(xy):
     assert f.has_update_definition() and f.num_update_definitions() == 1
 
 
+def test_funcs_and_vars_from_a_string_of_names():
+    f, g = hl.funcs("f g")
+    x, y, z = hl.vars("x  y z")
+    assert (f.name(), g.name()) == ("f", "g") and not f.defined()
+    assert [v.name() for v in (x, y, z)] == ["x", "y", "z"]
+
+
+def test_types_and_output_buffers(xy):
+    x, y = xy
+    f = hl.Func("f")
+    with pytest.raises(hl.CompileError, match="Func f is not defined yet"):
+        f.types()
+    with pytest.raises(hl.CompileError, match="Func f is not defined yet"):
+        f.output_buffer()
+    f[x, y] = hl.f64(x)
+    assert f.types() == [hl.Float(64)] and f.type() == hl.Float(64)
+    out = f.output_buffer()
+    assert (out.name(), out.type(), out.dimensions()) == ("f", hl.Float(64), 2)
+    assert [b.name() for b in f.output_buffers()] == ["f"]
+    with pytest.raises(hl.CompileError, match="not supported by webhal yet"):
+        out.dim(0).extent()
+
+
+def test_logical_not_of_a_bool_func_reference(xy):
+    x, _ = xy
+    f = hl.Func("f")
+    f[x] = x > 2
+    not_f, not_f2 = hl.Func("not_f"), hl.Func("not_f2")
+    not_f[x] = hl.logical_not(f[x])
+    not_f2[x] = f[x].logical_not()
+    expect = np.arange(5) <= 2
+    np.testing.assert_array_equal(realize(not_f, [5]), expect)
+    np.testing.assert_array_equal(realize(not_f2, [5]), expect)
+
+
 # -- updates -------------------------------------------------------------------------------------
 
 def test_update_at_a_point_and_a_row(xy):
@@ -375,6 +410,16 @@ def test_rdom_accessors():
         r[2]
     with pytest.raises(hl.CompileError, match="one-dimensional"):
         r + 1
+
+
+@pytest.mark.parametrize("index", [-1, 2])
+def test_rdom_index_outside_its_dimensions_is_a_key_error(index):
+    r = hl.RDom([(0, 10), (0, 10)], "r")
+    with pytest.raises(KeyError, match=f"RDom r has 2 dimensions .*no dimension {index}"):
+        r[index]
+    with pytest.raises(TypeError, match="dimension number"):
+        r["foo"]
+    assert [v.name() for v in r] == ["r$x", "r$y"]
 
 
 # -- inline reductions ---------------------------------------------------------------------------

@@ -45,6 +45,12 @@ def test_type_predicates():
     assert hl.Int(32) == hl.Int(32) and hl.Int(32) != hl.UInt(32)
 
 
+def test_default_type_is_halides_zero_bit_handle():
+    t = hl.Type()
+    assert t.is_handle() and t.bits() == 0 and str(t) == "handle0"
+    assert t != hl.Handle()
+
+
 @pytest.mark.parametrize("t, lo, hi", [
     (hl.UInt(8), 0, 255), (hl.Int(8), -128, 127), (hl.UInt(16), 0, 65535),
     (hl.Int(16), -32768, 32767), (hl.UInt(32), 0, 2**32 - 1), (hl.Int(32), -2**31, 2**31 - 1),

@@ -27,10 +27,11 @@ class _Count(int):
 
 @dataclass(frozen=True, slots=True)
 class Type:
-    """A Halide type: code, bits per lane and lane count. Bool is UInt(1)."""
+    """A Halide type: code, bits per lane and lane count. Bool is UInt(1). `Type()` is
+    Halide's default type, a handle of 0 bits, which no value has."""
 
-    code: TypeCode
-    bits: int
+    code: TypeCode = TypeCode.HANDLE
+    bits: int = 0
     lanes: int = 1
 
     def __post_init__(self):

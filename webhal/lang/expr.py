@@ -105,6 +105,14 @@ class ExprLike:
         _require_integer("~", a)
         return Expr(ir.Call(a.type, "bitwise_not", (a,), ir.CallType.INTRINSIC))
 
+    def logical_not(self):
+        """`!self`, for a bool; Halide refuses other types (use `~` for bitwise not)."""
+        a = self.node()
+        if not a.type.is_bool():
+            raise CompileError(f"logical_not needs a bool, not {a.type}: {_show(a)} (use ~ "
+                               "for a bitwise not, or compare with 0)", user_location())
+        return Expr(ir.Not(a))
+
     def __lshift__(self, other): return shift("shift_left", self, other)
     def __rlshift__(self, other): return shift("shift_left", other, self)
     def __rshift__(self, other): return shift("shift_right", self, other)

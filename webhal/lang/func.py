@@ -81,6 +81,35 @@ class FuncRef(ExprLike):
         return self._update(lambda a, b: binary(ir.Div, a, b), value, 1)
 
 
+class OutputImageParam:
+    """The output buffer of a Func, as `Func.output_buffer()` gives it. webhal does not yet let
+    a pipeline read or constrain its mins, extents and strides, so `dim(i)` refuses."""
+
+    def __init__(self, name: str, type: Type, dimensions: int):  # noqa: A002
+        self._name, self._type, self._dims = name, type, dimensions
+
+    def name(self) -> str:
+        return self._name
+
+    def type(self) -> Type:
+        return self._type
+
+    def dimensions(self) -> int:
+        return self._dims
+
+    def defined(self) -> bool:
+        return True
+
+    def dim(self, i: int):
+        raise CompileError(f"the dimensions of output buffer {self._name} (min, extent, "
+                           "stride, set_bounds, ...) are not supported by webhal yet; realize "
+                           "into a Buffer of the size you need instead", user_location())
+
+    def __repr__(self):
+        return f"<webhal.OutputImageParam '{self._name}', dims: {self._dims}, type: " \
+               f"{self._type}>"
+
+
 class Func(Stage):
     """A pipeline stage: `f = hl.Func("f"); f[x, y] = x + y`. Also `hl.Func(type, dims, name)`
     declares the type and dimensions up front."""
@@ -140,8 +169,22 @@ class Func(Stage):
     def type(self) -> Type:
         return self._require_defined("its type").type
 
+    def types(self) -> list[Type]:
+        """The types of the values it computes: one, as webhal's Funcs are single-valued."""
+        return [self.type()]
+
     def dimensions(self) -> int:
         return self._require_defined("its dimensions").dimensions
+
+    def output_buffer(self) -> OutputImageParam:
+        """The buffer this Func writes when it is a pipeline's output: its name, type and
+        dimensions (Halide's OutputImageParam)."""
+        fn = self._require_defined("output_buffer()")
+        return OutputImageParam(fn.name, fn.type, fn.dimensions)
+
+    def output_buffers(self) -> list[OutputImageParam]:
+        """[output_buffer()]: a single-valued Func writes one buffer."""
+        return [self.output_buffer()]
 
     def args(self) -> list[Var]:
         return [Var(n) for n in self._require_defined("args()").pure_args]
@@ -270,6 +313,11 @@ class Func(Stage):
 
     def print_loop_nest(self) -> None:
         _pipeline(self).print_loop_nest()
+
+
+def funcs(names: str) -> tuple[Func, ...]:
+    """One Func per name in a string of names separated by spaces: `f, g = hl.funcs("f g")`."""
+    return tuple(Func(n) for n in names.split())
 
 
 def _pipeline(f: Func):

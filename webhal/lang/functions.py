@@ -261,6 +261,11 @@ def f32(e): return cast(Float(32), e)
 def f64(e): return cast(Float(64), e)
 
 
+def logical_not(e) -> Expr:
+    """`!e` for a bool Expr, Func reference or Buffer read."""
+    return as_expr(e).logical_not()
+
+
 def as_expr(e) -> Expr:
     return e if isinstance(e, Expr) else Expr(to_node(e))
 

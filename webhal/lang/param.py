@@ -119,28 +119,49 @@ class _ImageDim:
 
 class ImageParam:
     """An input image of a pipeline: `hl.ImageParam(hl.UInt(8), 2, "input")`; bind data with
-    `set(buffer)`. Read it like a Func: `input[x, y]`."""
+    `set(buffer)`. Read it like a Func: `input[x, y]`. `hl.ImageParam()` is an undefined one,
+    a placeholder to assign later (`defined()` is False, and using it is an error)."""
 
-    def __init__(self, type: Type, dimensions: int, name: str | None = None):  # noqa: A002
-        if not isinstance(type, Type):
-            raise CompileError(f"ImageParam needs an hl type first, not {type!r}",
-                               user_location())
+    def __init__(self, type: Type | None = None, dimensions: int | None = None,  # noqa: A002
+                 name: str | None = None):
+        self._defined = type is not None or dimensions is not None
+        if not self._defined:
+            self._type, self._dims, self._name = Type(), 0, "ImageParam()"
+            self._buffer, self._constraints = None, {}
+            return
+        if not isinstance(type, Type) or dimensions is None:
+            raise CompileError(f"ImageParam needs an hl type and a number of dimensions "
+                               f"(hl.ImageParam(hl.UInt(8), 2, 'input')), not {type!r}, "
+                               f"{dimensions!r}", user_location())
         self._type = type
         self._dims = int(dimensions)
         self._name = check_name(name, "ImageParam") if name else unique_name("p")
         self._buffer: Buffer | None = None
         self._constraints: dict[tuple[str, int], object] = {}
 
+    def defined(self) -> bool:
+        return self._defined
+
+    def _require_defined(self) -> None:
+        if not self._defined:
+            raise CompileError("this ImageParam is undefined (made by hl.ImageParam() without "
+                               "a type and dimensions); give it hl.ImageParam(type, dimensions, "
+                               "name)", user_location())
+
     def name(self) -> str:
+        self._require_defined()
         return self._name
 
     def type(self) -> Type:
+        self._require_defined()
         return self._type
 
     def dimensions(self) -> int:
+        self._require_defined()
         return self._dims
 
     def dim(self, i: int) -> _ImageDim:
+        self._require_defined()
         if not 0 <= i < self._dims:
             raise CompileError(f"ImageParam {self._name} has {self._dims} dimensions; there is "
                                f"no dimension {i}", user_location())
@@ -169,6 +190,7 @@ class ImageParam:
 
     def set(self, buffer) -> None:
         """Bind the data this ImageParam reads; the type and dimensions must match."""
+        self._require_defined()
         if not isinstance(buffer, Buffer):
             buffer = Buffer(buffer)
         if buffer.type() != self._type:
@@ -194,4 +216,6 @@ class ImageParam:
         return self[args]
 
     def __repr__(self):
+        if not self._defined:
+            return "<webhal.ImageParam ImageParam()>"
         return f"<webhal.ImageParam '{self._name}' {self._type} {self._dims}-D>"

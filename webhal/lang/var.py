@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
-from webhal.errors import CompileError, user_location
+from webhal.errors import ArgumentError, CompileError, RDomDimensionError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import ReductionDomain
 from webhal.ir.ops import cast_node
@@ -41,6 +42,9 @@ class Var(ExprLike):
         return Var(f"_{i}")
 
 
+def vars(names: str) -> tuple[Var, ...]:  # noqa: A001 - Halide's name
+    """One Var per name in a string of names separated by spaces: `x, y = hl.vars("x y")`."""
+    return tuple(Var(n) for n in names.split())
 
 
 class RVar(ExprLike):
@@ -142,10 +146,21 @@ class RDom(ExprLike):
     def __len__(self) -> int:
         return self.dimensions()
 
+    def __iter__(self):
+        # Explicit, since indexing past the end is a KeyError, which ends no iteration.
+        return (self[i] for i in range(self.dimensions()))
+
     def __getitem__(self, i: int) -> RVar:
+        """The i-th RVar. As in Halide, i counts from 0 only: `r[-1]` is a KeyError."""
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise ArgumentError(f"RDom {self.name()} is indexed by a dimension number, not "
+                                f"{i!r}", user_location()) from None
         if not 0 <= i < self.dimensions():
-            raise CompileError(f"RDom {self.name()} has {self.dimensions()} dimensions; "
-                               f"there is no dimension {i}", user_location())
+            raise RDomDimensionError(f"RDom {self.name()} has {self.dimensions()} dimensions "
+                                     f"(0 to {self.dimensions() - 1}); there is no dimension "
+                                     f"{i}", user_location())
         return RVar(self._domain, i)
 
     def _axis(self, i: int) -> RVar:
