@@ -185,9 +185,11 @@ BOUNDARY_HINT = ("; pass a larger buffer or read it through a boundary condition
                  "(hl.BoundaryConditions.repeat_edge)")
 # An output is written beyond its buffer when it is smaller than a split or vector factor of its
 # schedule (the last tile shifts inwards, past the start), or an update writes beyond it.
-OUTPUT_HINT = ("; the schedule writes that far: realize a larger output (at least each split "
-               "and vector factor, and all its update definitions write), or split with "
-               "hl.TailStrategy.GuardWithIf")
+# realize(sizes) enlarges its own buffers; a buffer the caller passes (realize(buffer), the AOT
+# entry) is only checked, as in Halide.
+OUTPUT_HINT = ("; the schedule writes that far: pass a larger output buffer (at least each "
+               "split and vector factor, and all its update definitions write; realize with "
+               "sizes does this itself), or split with hl.TailStrategy.GuardWithIf")
 
 
 def out_of_bounds(what: str, dim: int, min_touched: int, max_touched: int, min_valid: int,

@@ -11,13 +11,16 @@ from collections import OrderedDict
 import numpy as np
 
 from webhal.errors import BufferError, HalideError
+from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir.printer import to_string
 from webhal.ir.visitor import per_node, walk
-from webhal.lower import gather_inputs, lower
+from webhal.lower import gather_inputs, lower, output_boxes, output_region
 from webhal.runtime.host import take_error
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 64
+_BOXES: OrderedDict = OrderedDict()  # fingerprint -> lower.output_boxes
 
 
 @per_node()
@@ -103,3 +106,34 @@ def realize_compiled(pipeline, buffers, target, where) -> None:
         message, cls = err if err else (f"the pipeline failed with error code {code}",
                                         HalideError)
         raise cls(message, where)
+
+
+def outputs_written(pipeline, buffers, target, where) -> list[list[tuple[int, int]] | None]:
+    """Halide's output bounds query: the (min, max) per dimension that the compiled pipeline
+    writes of each output when realized into `buffers` (with the inputs and Params bound now),
+    or None where that is not known before running it. Larger than a buffer where a split or
+    vector factor exceeds it, a RoundUp tail rounds it up, or an update writes beyond it."""
+    key = fingerprint(pipeline, target)
+    boxes = _BOXES.get(key)
+    if boxes is None:
+        boxes = output_boxes([f.function() for f in pipeline.outputs()], pipeline.functions(),
+                             target)
+        _BOXES[key] = boxes
+        if len(_BOXES) > _CACHE_SIZE:
+            _BOXES.popitem(last=False)
+    else:
+        _BOXES.move_to_end(key)
+    images, params = gather_inputs(pipeline.functions())
+    values = argument_values(pipeline, buffers, where)
+    known: dict[str, ir.Expr] = {}
+    named = [*zip(images, values), *((f.name(), b) for f, b in zip(pipeline.outputs(), buffers))]
+    for name, b in named:
+        for d in range(b.dimensions()):
+            dim = b.dim(d)
+            for field, v in (("min", dim.min()), ("extent", dim.extent()),
+                             ("stride", dim.stride())):
+                known[f"{name}.{field}.{d}"] = ops.const(int(v))
+    for name, p in params.items():
+        known[name] = ops.const(p.get(), p.type())
+    return [None if f.name() not in boxes else output_region(boxes[f.name()], known)
+            for f in pipeline.outputs()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
-from webhal.analysis.boxes import boxes_required
+from webhal.analysis.boxes import boxes_provided, boxes_required
 from webhal.debug import debug_level
 from webhal.errors import CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
@@ -176,6 +176,19 @@ def _run_passes(passes, ctx: LowerContext) -> st.Stmt:
     return s
 
 
+def _up_to_buffer_checks(outputs: list[Function], functions: list[Function], target):
+    """The statement after the passes before the buffer checks, whose regions are those the
+    checks compare with the buffers; and the images and params the definitions read."""
+    images, params = gather_inputs(functions)
+    ctx = LowerContext(outputs, functions, target, images, params)
+    s = _run_passes(PASSES[:[n for n, _ in PASSES].index("buffer checks")], ctx)
+    return s, images, params
+
+
+def _value(e: ir.Expr, known: dict[str, ir.Expr]) -> ir.Expr:
+    return simplify.simplify_expr(substitute(e, known))
+
+
 def input_bounds(outputs: list[Function], functions: list[Function], target,
                  output_extents: dict[str, list[int]], values: dict[str, object],
                  input_extents: dict[str, list[int]] | None = None
@@ -184,9 +197,7 @@ def input_bounds(outputs: list[Function], functions: list[Function], target,
     computing `outputs` over [0, extent) per dimension reads, with Params at `values`. Where
     the region depends on the size of an input (a reduction over all of it), `input_extents`
     gives that size. Runs the passes up to the buffer checks, whose regions these are."""
-    images, params = gather_inputs(functions)
-    ctx = LowerContext(outputs, functions, target, images, params)
-    s = _run_passes(PASSES[:[n for n, _ in PASSES].index("buffer checks")], ctx)
+    s, images, params = _up_to_buffer_checks(outputs, functions, target)
     known: dict[str, ir.Expr] = {}
     sizes = {**(input_extents or {}), **{o.name: output_extents[o.name] for o in outputs}}
     for name, extents in sizes.items():
@@ -204,7 +215,7 @@ def input_bounds(outputs: list[Function], functions: list[Function], target,
             if not iv.is_bounded():
                 raise CompileError(f"{name} is read without a bound in dimension {d}; clamp "
                                    "the coordinates (hl.clamp or BoundaryConditions)")
-            lo, hi = (simplify.simplify_expr(substitute(e, known)) for e in (iv.min, iv.max))
+            lo, hi = (_value(e, known) for e in (iv.min, iv.max))
             for e in (lo, hi):
                 if not isinstance(e, ir.IntImm):
                     raise CompileError(f"the region of {name} read in dimension {d} depends on "
@@ -212,6 +223,35 @@ def input_bounds(outputs: list[Function], functions: list[Function], target,
             region.append((lo.value, max(0, hi.value - lo.value + 1)))
         regions[name] = region
     return regions
+
+
+OutputBoxes = dict[str, list[tuple[ir.Expr, ir.Expr] | None]]
+
+
+def output_boxes(outputs: list[Function], functions: list[Function], target) -> OutputBoxes:
+    """What the compiled pipeline writes of each output: (min, max) per dimension, in terms of
+    the buffers' fields (`out.min.0`, `out.extent.0`, an input's) and the Params; None where
+    unbounded. Beyond the output's buffer where a split or vector factor exceeds it, a RoundUp
+    tail rounds it up, or an update writes further."""
+    s, _, _ = _up_to_buffer_checks(outputs, functions, target)
+    boxes = boxes_provided(s, {o.name for o in outputs})
+    return {name: [(iv.min, iv.max) if iv.is_bounded() else None for iv in box]
+            for name, box in boxes.items()}
+
+
+def output_region(box: list[tuple[ir.Expr, ir.Expr] | None], known: dict[str, ir.Expr]
+                  ) -> list[tuple[int, int]] | None:
+    """An output_boxes box as (min, max) integers with `known` values for its symbols (None
+    where one of them is not known)."""
+    out = []
+    for dim in box:
+        if dim is None:
+            return None
+        lo, hi = (_value(e, known) for e in dim)
+        if not (isinstance(lo, ir.IntImm) and isinstance(hi, ir.IntImm)):
+            return None
+        out.append((lo.value, hi.value))
+    return out
 
 
 def _log(level: int, name: str, s: st.Stmt, before, seconds: float) -> None:

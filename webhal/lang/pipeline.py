@@ -67,8 +67,37 @@ class Pipeline:
             realize_into([f.function() for f in self._outputs], buffers, where)
         else:
             from webhal.jit import realize_compiled
-            realize_compiled(self, buffers, target, where)
+            given = self._given_buffers(sizes)
+            run = buffers if given else self._enlarged(buffers, target, where)
+            realize_compiled(self, run, target, where)
+            buffers = [b if r is b else r.cropped(list(zip(b.mins(), b.shape())))
+                       for b, r in zip(buffers, run)]
         return buffers[0] if len(buffers) == 1 else buffers
+
+    def _enlarged(self, buffers: list[Buffer], target, where) -> list[Buffer]:
+        """As Halide's realize with sizes: an output the schedule writes beyond (smaller than a
+        split or vector factor, a RoundUp tail, an update writing further) is computed into a
+        larger Buffer, and the result is its crop to the sizes asked for. Buffers the caller
+        passes are written as they are (beyond them is an error, as in Halide)."""
+        from webhal.jit import outputs_written
+        out = []
+        for b, written in zip(buffers, outputs_written(self, buffers, target, where)):
+            mins, maxes = b.mins(), [m + e - 1 for m, e in zip(b.mins(), b.shape())]
+            if written is None or all(hi < lo or (lo >= m and hi <= top)
+                                      for (lo, hi), m, top in zip(written, mins, maxes)):
+                out.append(b)
+                continue
+            region = [(m, top) if hi < lo else (min(lo, m), max(hi, top))
+                      for (lo, hi), m, top in zip(written, mins, maxes)]
+            big = Buffer(b.type(), [hi - lo + 1 for lo, hi in region], name=b.name())
+            out.append(big.set_min([lo for lo, _ in region]))
+        return out
+
+    @staticmethod
+    def _given_buffers(sizes) -> bool:
+        """Whether realize got output Buffers rather than sizes."""
+        return isinstance(sizes, Buffer) or (isinstance(sizes, (list, tuple)) and bool(sizes)
+                                             and all(isinstance(b, Buffer) for b in sizes))
 
     def _output_buffers(self, sizes, where) -> list[Buffer]:
         if isinstance(sizes, Buffer):
