@@ -48,7 +48,7 @@ def _allocation(m: ll.Module, size_t: ll.IntType) -> None:
 _FORMATS = {
     "halide_error_access_out_of_bounds":
         "%s is accessed at %d..%d, outside %d..%d in dimension %d",
-    "halide_error_bad_type": "%s has type code %u but the buffer has %u",
+    "halide_error_bad_type": "%s has type %s, but the buffer passed in has type %s",
     "halide_error_bad_dimensions": "%s has %d dimensions, the buffer %d",
     "halide_error_constraint_violated": "constraint %s (%d) == %s (%d)",
     "halide_error_buffer_argument_is_null": "buffer argument %s is NULL",
@@ -58,6 +58,21 @@ _FORMATS = {
         "bounds given for %s in %s (from %d to %d) do not cover the required region "
         "(from %d to %d)",
 }
+
+
+# The scalar types a buffer check may report, by their packed codes (code | bits << 8 | 1 << 16).
+_TYPE_CODES = [abi.TYPE_CODES[kind] | bits << 8 | 1 << 16
+               for kind, widths in (("int", (8, 16, 32, 64)), ("uint", (1, 8, 16, 32, 64)),
+                                    ("float", (16, 32, 64)))
+               for bits in widths]
+
+
+def _type_name(b: ll.IRBuilder, names: dict, packed: ll.Value) -> ll.Value:
+    """The name of a packed halide_type_t (uint16 for 0x11001), for messages in C and JS."""
+    name = names[None]
+    for code in _TYPE_CODES:
+        name = b.select(b.icmp_unsigned("==", packed, ll.Constant(I32, code)), names[code], name)
+    return name
 
 
 def _string(m: ll.Module, name: str, text: str) -> ll.Value:
@@ -81,6 +96,11 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
     b.call(fputs, [halide_error.args[1], b.load(stderr, typ=PTR)])
     b.call(fputs, [_string(m, ".newline", "\n"), b.load(stderr, typ=PTR)])
     b.ret_void()
+    # Pointers to each name's first character, so that select sees one pointer type.
+    zero = ll.Constant(I32, 0)
+    type_names = {c: _string(m, f".type.{abi.type_name(c)}", abi.type_name(c)).gep([zero, zero])
+                  for c in _TYPE_CODES}
+    type_names[None] = _string(m, ".type.other", "another type").gep([zero, zero])
     for name, fmt in _FORMATS.items():
         types = [abi_type(kind) for _, kind in abi.ERROR_FUNCTIONS[name]]
         fn = ll.Function(m, ll.FunctionType(I32, [PTR, *types]), name=name)
@@ -90,6 +110,9 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
         args = list(fn.args[1:])
         if name == "halide_error_access_out_of_bounds":  # name, min, max, lo, hi, dim
             args = [args[0], args[2], args[3], args[4], args[5], args[1]]
+        if name == "halide_error_bad_type":  # name, given, correct: said correct first
+            args = [args[0], _type_name(b, type_names, args[2]),
+                    _type_name(b, type_names, args[1])]
         b.call(snprintf, [b.bitcast(buf, PTR), ll.Constant(size_t, 512),
                           _string(m, f".fmt.{name}", "Error: " + fmt), *args])
         b.call(halide_error, [fn.args[0], b.bitcast(buf, PTR)])
