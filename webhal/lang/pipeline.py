@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webhal.errors import BufferError, CompileError, ScheduleError, user_location
+from webhal.errors import ArgumentError, BufferError, CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import Function
 from webhal.ir.schedule import ForType, LoopLevel
@@ -60,6 +60,10 @@ class Pipeline:
         """Run the pipeline over [0, size) per dimension, or into given Buffers. Returns a
         Buffer (or a list of them for several outputs)."""
         where = user_location()
+        if isinstance(target, int):  # realize(10, 10)
+            raise ArgumentError(f"realize takes the sizes as one list, as in realize([{sizes}, "
+                                f"{target}]), then optionally a Target; {target!r} is not a "
+                                "Target", where)
         target = get_jit_target_from_environment() if target is None else Target(target)
         self.validate_schedules()
         buffers = self._output_buffers(sizes, where)
