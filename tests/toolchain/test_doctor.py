@@ -86,3 +86,19 @@ def test_table_report_prints_the_hint(tmp_path, monkeypatch):
     assert "apt-get install chromium" in text
     assert text.count("apt-get install chromium") == 1  # the adapter check repeats no hint
     assert not doctor.all_required_ok(results)
+
+
+def test_json_report_is_all_of_stdout_and_the_hints_go_to_stderr(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("CHROME_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    clear_caches()
+    browser_checks = tuple(c for c in doctor.CHECKS if c.enables == "browser tests")
+    try:
+        results = doctor.run_checks(browser_checks)
+    finally:
+        clear_caches()
+    monkeypatch.setattr(doctor, "run_checks", lambda: results)
+    assert doctor.main(as_json=True) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["ok"] is False  # nothing but the JSON on stdout
+    assert "to fix:" in err and "apt-get install chromium" in err
