@@ -10,6 +10,7 @@ from webhal.ir.visitor import calls
 from webhal.lang.buffer import Buffer
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
+from webhal.passes.context import computed_in_place
 from webhal.reference import realize_into
 from webhal.target import Target, get_jit_target_from_environment
 
@@ -210,7 +211,8 @@ class Pipeline:
                         raise ScheduleError(
                             f"Func {fn.name} is stored at {sl}, inside the loop where it is "
                             f"computed ({cl}); storage must be at or outside that loop", s.where)
-        _check_computed_around_consumers(fns, outputs, users)
+        in_place = computed_in_place(fns, [f.function() for f in self._outputs])
+        _check_computed_around_consumers(fns, outputs, users, in_place)
 
     def print_loop_nest(self) -> None:
         """Print the loops the schedule asks for (Halide's `print_loop_nest`)."""
@@ -220,11 +222,12 @@ class Pipeline:
         self.validate_schedules()
         fns = self.functions()
         outputs = [f.function() for f in self._outputs]
+        in_place = computed_in_place(fns, outputs)
         at: dict[tuple[int, str, int], list[Function]] = {}
         roots = []
         for fn in fns:
-            cl = fn.schedule.compute_level
-            if any(fn is o for o in outputs) or cl.is_root():
+            cl = _compute_site(fn, {id(o) for o in outputs}, in_place)
+            if cl.is_root():
                 roots.append(fn)
             elif cl.kind == "at":
                 host = cl.function()
@@ -251,24 +254,28 @@ class Pipeline:
         return "\n".join(lines) + "\n"
 
 
-def _compute_site(fn: Function, outputs: set[int]) -> LoopLevel:
-    """Where lowering computes fn: outputs and Funcs with updates left inline at root."""
+def _compute_site(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel]) -> LoopLevel:
+    """Where lowering computes fn: outputs at root, Funcs with updates left inline where
+    `in_place` (passes.context.computed_in_place) says."""
     level = fn.schedule.compute_level
-    if id(fn) in outputs or (level.is_inlined() and fn.updates):
+    if id(fn) in outputs:
         return LoopLevel.root()
+    if level.is_inlined() and fn.updates:
+        return in_place.get(id(fn), LoopLevel.root())
     return level
 
 
-def _enclosing_loops(fn: Function, outputs: set[int]) -> list[tuple] | None:
+def _enclosing_loops(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel]
+                     ) -> list[tuple] | None:
     """The loops around fn's computation, outermost first, as (id(Func), stage, loop); None
     when fn is inlined or computed inside an inlined Func (lowering reports that)."""
-    level = _compute_site(fn, outputs)
+    level = _compute_site(fn, outputs, in_place)
     if level.is_inlined():
         return None
     if level.is_root():
         return []
     host = level.function()
-    outer = _enclosing_loops(host, outputs)
+    outer = _enclosing_loops(host, outputs, in_place)
     if outer is None:
         return None
     stage = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
@@ -277,12 +284,13 @@ def _enclosing_loops(fn: Function, outputs: set[int]) -> list[tuple] | None:
     return outer + [(id(host), stage, n) for n in reversed(down_to)]
 
 
-def _check_computed_around_consumers(fns: list[Function], outputs: set[int], users) -> None:
+def _check_computed_around_consumers(fns: list[Function], outputs: set[int], users,
+                                     in_place: dict[int, LoopLevel]) -> None:
     """A Func computed at a loop must be computed around every place it is read: a consumer
     computed outside that loop (blur_x at out.yi, read by blur_y at out.x) would read it where
     it does not exist."""
     for fn in fns:
-        site = _enclosing_loops(fn, outputs)
+        site = _enclosing_loops(fn, outputs, in_place)
         if not site:
             continue
         readers, seen = list(users[id(fn)]), set()
@@ -291,9 +299,9 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
             if id(c) in seen:
                 continue
             seen.add(id(c))
-            around = _enclosing_loops(c, outputs)
+            around = _enclosing_loops(c, outputs, in_place)
             if around is None:
-                if _compute_site(c, outputs).is_inlined():  # read where c is used
+                if _compute_site(c, outputs, in_place).is_inlined():  # read where c is used
                     readers += users[id(c)]
                 continue
             for si, d in enumerate(c.definitions):
@@ -302,9 +310,10 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
                 loops = around + [(id(c), si, n) for n in reversed(d.schedule.dim_names())]
                 if loops[:len(site)] != site:
                     level = fn.schedule.compute_level
+                    c_site = _compute_site(c, outputs, in_place)
                     raise ScheduleError(
                         f"Func {fn.name} is computed at {level}, but {c.name}, which uses it, "
-                        f"is computed outside that loop (at {_compute_site(c, outputs)}); "
+                        f"is computed outside that loop (at {c_site}); "
                         f"compute {fn.name} at a loop around {c.name}'s computation, or compute "
                         f"{c.name} inside {level}", fn.schedule.where)
 

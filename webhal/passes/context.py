@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webhal.ir import nodes as ir
 from webhal.ir.function import Function
 from webhal.ir.schedule import LoopLevel
+from webhal.ir.visitor import calls
 
 
 @dataclass
@@ -16,6 +18,7 @@ class LowerContext:
     target: object
     inputs: dict[str, object] = field(default_factory=dict)   # name -> ImageParam or Buffer
     params: dict[str, object] = field(default_factory=dict)   # name -> Param
+    _in_place: dict | None = field(default=None, init=False, repr=False)
 
     def is_output(self, fn: Function) -> bool:
         return any(fn is o for o in self.outputs)
@@ -28,12 +31,14 @@ class LowerContext:
 
     def compute_level(self, fn: Function) -> LoopLevel:
         """Where fn is computed; outputs at root, and Funcs with updates that were left inline
-        at root too (they cannot be inlined)."""
+        (an inline reduction's) where `computed_in_place` puts them."""
         if self.is_output(fn):
             return LoopLevel.root()
         level = fn.schedule.compute_level
         if level.is_inlined() and fn.updates:
-            return LoopLevel.root()
+            if self._in_place is None:
+                self._in_place = computed_in_place(self.functions, self.outputs)
+            return self._in_place.get(id(fn), LoopLevel.root())
         return level
 
     def store_level(self, fn: Function) -> LoopLevel:
@@ -45,3 +50,60 @@ class LowerContext:
 
     def is_inlined(self, fn: Function) -> bool:
         return self.compute_level(fn).is_inlined()
+
+
+class _Host:
+    """Stands for the Func whose loop a LoopLevel names (LoopLevel reads its `_function`)."""
+
+    def __init__(self, fn: Function):
+        self._function = fn
+
+
+def computed_in_place(functions: list[Function], outputs: list[Function]) -> dict[int, LoopLevel]:
+    """Where each Func with update definitions that was left inline is computed (by id): it
+    cannot be inlined, so, as in Halide, it is computed at the innermost loop of the stage that
+    reads it (directly or through inlined Funcs): an inline reduction (hl.sum) where its value
+    is used. One read by several stages is computed at root (Halide computes a copy in each)."""
+    out_ids = {id(o) for o in outputs}
+
+    def inlined(f: Function) -> bool:
+        return id(f) not in out_ids and f.schedule.compute_level.is_inlined() and \
+            not f.updates
+
+    sites: dict[int, set[tuple[int, int]]] = {}
+    hosts = {id(f): f for f in functions}
+    for host in functions:
+        if inlined(host):
+            continue
+        for si, d in enumerate(host.definitions):
+            stack = _called(d)
+            seen: set[int] = set()
+            while stack:
+                f = stack.pop()
+                if id(f) in seen or f is host or id(f) not in hosts:
+                    continue
+                seen.add(id(f))
+                if inlined(f):
+                    for d2 in f.definitions:
+                        stack += _called(d2)
+                elif f.updates and id(f) not in out_ids and \
+                        f.schedule.compute_level.is_inlined():
+                    sites.setdefault(id(f), set()).add((id(host), si))
+    levels = {}
+    for fid, where in sites.items():
+        if len(where) != 1:
+            continue
+        (hid, si), = where
+        host = hosts[hid]
+        dims = host.definitions[si].schedule.dims
+        if dims:
+            levels[fid] = LoopLevel(_Host(host), dims[0].name, si)
+    return levels
+
+
+def _called(d) -> list[Function]:
+    """The Functions a definition calls."""
+    nodes = (*d.args, d.value, *(d.rdom.predicates if d.rdom else ()),
+             *(d.rdom.mins if d.rdom else ()), *(d.rdom.extents if d.rdom else ()))
+    return [c.func for n in nodes for c in calls(n)
+            if c.call_type is ir.CallType.HALIDE and isinstance(c.func, Function)]
