@@ -13,7 +13,7 @@ from webhal.errors import (
     ToolchainError,
 )
 from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
-from webhal.ir.types import Bool, Float, Handle, Int, Type, UInt
+from webhal.ir.types import Bool, Float, Handle, Int, Type, TypeCode, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
 from webhal.lang.buffer import Buffer
 from webhal.lang.evaluate import evaluate, evaluate_may_gpu

@@ -57,7 +57,7 @@ PASSES = [
 ]
 
 # GPU features of Halide's target strings that webhal has no backend for yet.
-_UNSUPPORTED_GPU = ("vulkan", "cuda", "opencl", "metal")
+_UNSUPPORTED_GPU = ("vulkan", "cuda", "opencl", "metal", "d3d12compute")
 
 
 def _same_data(a, b) -> bool:

@@ -49,6 +49,7 @@ class TargetFeature(StrEnum):
     AVXVNNI = "avxvnni"
     CPlusPlusMangling = "c_plus_plus_name_mangling"
     CUDA = "cuda"
+    D3D12Compute = "d3d12compute"
     Debug = "debug"
     F16C = "f16c"
     FMA = "fma"
@@ -141,7 +142,7 @@ FEATURES: dict[str, FeatureInfo] = {
     "wasm_bulk_memory": FeatureInfo(_WASM),
     **{name: FeatureInfo() for name in (
         "webgpu", "vulkan", "vk_int8", "vk_int16", "vk_int64", "vk_float16", "vk_float64",
-        "vk_v10", "vk_v12", "vk_v13", "cuda", "opencl", "metal",
+        "vk_v10", "vk_v12", "vk_v13", "cuda", "opencl", "metal", "d3d12compute",
         "debug", "no_asserts", "no_bounds_query", "no_runtime", "jit", "profile",
         "large_buffers", "user_context", "c_plus_plus_name_mangling", "strict_float",
         "trace_loads", "trace_stores", "trace_realizations", "trace_pipeline",
@@ -158,4 +159,4 @@ ALIASES: dict[str, frozenset[str]] = {"trace_all": TRACE_ALL}
 FEATURE_ORDER: tuple[str, ...] = tuple(sorted([*FEATURES, *ALIASES]))
 ORDER_INDEX = {name: i for i, name in enumerate(FEATURE_ORDER)}
 
-GPU_FEATURES = frozenset({"webgpu", "vulkan", "cuda", "opencl", "metal"})
+GPU_FEATURES = frozenset({"webgpu", "vulkan", "cuda", "opencl", "metal", "d3d12compute"})

@@ -25,6 +25,14 @@ def test_static_library_for_a_vulkan_target(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_direct3d_target_is_halides_name_but_has_no_backend(tmp_path):
+    shade = _shade()
+    target = hl.Target("host").with_feature(hl.TargetFeature.D3D12Compute)
+    assert target.has_gpu_feature()
+    with expect_error(hl.CompileError, "d3d12compute feature is not supported"):
+        shade.compile_to_lowered_stmt(str(tmp_path / "shade.stmt"), [], "shade", target)
+
+
 def test_vulkan_device_api_on_a_webgpu_target(tmp_path):
     shade = _shade()
     shade.gpu_tile(x, y, xi, yi, 8, 8, hl.TailStrategy.Auto, hl.DeviceAPI.Vulkan)  # <- error

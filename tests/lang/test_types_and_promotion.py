@@ -47,8 +47,14 @@ def test_type_predicates():
 
 def test_default_type_is_halides_zero_bit_handle():
     t = hl.Type()
-    assert t.is_handle() and t.bits() == 0 and str(t) == "handle0"
-    assert t != hl.Handle()
+    assert t.is_handle() and t.bits() == 0 and t.lanes() == 0 and str(t) == "handle0"
+    assert t.code() == hl.TypeCode.Handle and t != hl.Handle()
+
+
+def test_type_codes_by_halides_names():
+    assert hl.Type(hl.TypeCode.Int, 32, 1) == hl.Type(hl.TypeCode.Int, 32) == hl.Int(32)
+    assert hl.UInt(8).code() == hl.TypeCode.UInt and hl.UInt(8).code is hl.TypeCode.UINT
+    assert hl.Int(32).with_code(hl.TypeCode.Float) == hl.Float(32)
 
 
 @pytest.mark.parametrize("t, lo, hi", [

@@ -9,10 +9,20 @@ import numpy as np
 
 
 class TypeCode(enum.Enum):
+    """What kind of number a type holds. Halide's Python names (`hl.TypeCode.Int`) are aliases,
+    and calling a member gives it back, so Halide's `t.code()` works beside webhal's `t.code`."""
+
     INT = "int"
     UINT = "uint"
     FLOAT = "float"
     HANDLE = "handle"
+    Int = "int"
+    UInt = "uint"
+    Float = "float"
+    Handle = "handle"
+
+    def __call__(self) -> TypeCode:
+        return self
 
 
 class _Count(int):
@@ -27,14 +37,17 @@ class _Count(int):
 
 @dataclass(frozen=True, slots=True)
 class Type:
-    """A Halide type: code, bits per lane and lane count. Bool is UInt(1). `Type()` is
-    Halide's default type, a handle of 0 bits, which no value has."""
+    """A Halide type: code, bits per lane and lane count (1 unless given). Bool is UInt(1).
+    `Type()` is Halide's default type, a handle of 0 bits and 0 lanes, which no value has."""
 
     code: TypeCode = TypeCode.HANDLE
     bits: int = 0
-    lanes: int = 1
+    lanes: int | None = None
 
     def __post_init__(self):
+        if self.lanes is None:
+            no_type = self.code is TypeCode.HANDLE and self.bits == 0
+            object.__setattr__(self, "lanes", 0 if no_type else 1)
         object.__setattr__(self, "bits", _Count(self.bits))
         object.__setattr__(self, "lanes", _Count(self.lanes))
 
@@ -114,7 +127,7 @@ class Type:
 
     def __str__(self) -> str:
         base = "bool" if self.is_bool() else f"{self.code.value}{self.bits}"
-        return base if self.lanes == 1 else f"{base}x{self.lanes}"
+        return base if self.lanes <= 1 else f"{base}x{self.lanes}"
 
     def __repr__(self) -> str:
         return str(self)
