@@ -65,7 +65,8 @@ class _Collector:
                 inner = dict(scope)
                 inner[s.name] = bounds_of(s.value, scope, cons)
                 self.lets.append((s.name, s.value))
-                self.stmt(s.body, inner, _with_let_differences(s.name, s.value, self.lets, cons))
+                self.stmt(s.body, inner,
+                          _with_let_differences(s.name, s.value, self.lets, scope, cons))
                 self.lets.pop()
             case st.IfThenElse():
                 self.expr(s.condition, scope, cons)
@@ -102,22 +103,46 @@ class _Collector:
                 raise TypeError(f"boxes: unexpected statement {type(s).__name__}")
 
 
-def _with_let_differences(name: str, value: ir.Expr, lets, cons: Constraints) -> Constraints:
-    """Facts `name - other == k` for enclosing lets whose values differ from this one's by a
-    constant (a Func's x.max is its x.min plus the extent - 1): each side ranges over an
-    interval when the lets depend on an outer loop, and their difference would come out as
-    wide as both instead of the constant."""
-    base, k = ops.split_offset(value)
-    if base is None or not value.type.is_int():
+def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
+                          cons: Constraints) -> Constraints:
+    """Facts about `name - other` for enclosing lets whose values differ by a constant (a
+    Func's x.max is its x.min plus the extent - 1) or by a clamp of one (a guarded tail's
+    x.max is min(x.min + 2, the output's max)): each side ranges over an interval when the
+    lets depend on an outer loop, and their difference would come out as wide as both
+    instead of that constant, or of that clamp's range."""
+    if not value.type.is_int():
         return cons
     found = {}
     for other, other_value in lets[:-1]:
-        other_base, other_k = ops.split_offset(other_value)
-        if other_base == base and other_value.type == value.type:
-            mine, theirs = ops.var(name, value.type), ops.var(other, value.type)
-            found[ir.Sub(mine, theirs)] = Interval.point(ops.const(k - other_k, value.type))
-            found[ir.Sub(theirs, mine)] = Interval.point(ops.const(other_k - k, value.type))
+        if other_value.type != value.type:
+            continue
+        mine, theirs = ops.var(name, value.type), ops.var(other, value.type)
+        for a, b, a_value, b_value in ((mine, theirs, value, other_value),
+                                       (theirs, mine, other_value, value)):
+            diff = _difference(a_value, b_value)
+            if diff is not None:
+                found[ir.Sub(a, b)] = Interval.point(diff) if ops.as_const(diff) is not None \
+                    else bounds_of(diff, scope, cons)
     return {**cons, **found} if found else cons
+
+
+def _difference(value: ir.Expr, other: ir.Expr) -> ir.Expr | None:
+    """value - other, when value is other + k, or min/max(other + k, q) + k2 (then the
+    difference is min/max(k + k2, q + k2 - other), which no longer grows with other's base)."""
+    base, k = ops.split_offset(value)
+    other_base, other_k = ops.split_offset(other)
+    if base is None or other_base is None:
+        return None
+    if base == other_base:
+        return ops.const(k - other_k, value.type)
+    if isinstance(base, ir.Min | ir.Max):
+        pick = ops.minimum if isinstance(base, ir.Min) else ops.maximum
+        for p, q in ((base.a, base.b), (base.b, base.a)):
+            p_base, p_k = ops.split_offset(p)
+            if p_base == other_base:
+                rest = ops.sub(ops.add(q, ops.const(k, value.type)), other)
+                return pick(ops.const(p_k + k - other_k, value.type), rest)
+    return None
 
 
 def _one(e: ir.Expr) -> ir.Expr:
