@@ -258,6 +258,12 @@ def _intrinsic(e: ir.Call, b) -> Interval:
     t = e.type
     if e.name == "likely":
         return b(e.args[0])
+    if e.name == "promise_clamped":
+        value = b(e.args[0])
+        if value.min is not None and value.min == value.max:
+            return value  # one value, within the promise: clamping it would only hide that
+        lo, hi = b(e.args[1]), b(e.args[2])
+        return value.intersect(Interval(lo.min, hi.max))
     if e.name == "bitwise_and":
         k = ops.as_const(e.args[1])
         if k is not None and k >= 0:

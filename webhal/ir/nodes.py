@@ -233,6 +233,8 @@ INTRINSICS = frozenset({
     "count_leading_zeros", "count_trailing_zeros", "likely", "saturating_cast",
     "lerp", "mux", "round", "floor", "ceil", "trunc", "is_nan", "is_inf", "is_finite",
 })
+# One intrinsic only lowering makes, gone before code generation: promise_clamped(value, lo, hi)
+# is value, with a promise to bounds inference that it lies in [lo, hi] (simplify drops it).
 
 # Math functions (PURE_EXTERN calls): every one takes and returns floats of one width; the
 # table of what each backend calls them is ir/math_functions.py.

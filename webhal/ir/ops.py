@@ -244,6 +244,14 @@ def maximum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return _min_max(a, b, max, ir.Max)
 
 
+def promise_clamped(value: ir.Expr, lo: ir.Expr, hi: ir.Expr) -> ir.Expr:
+    """value, with the promise (for bounds inference) that it lies in [lo, hi]. The simplify
+    pass replaces it by value; a constant value needs no promise."""
+    if as_const(value) is not None:
+        return value
+    return ir.Call(value.type, "promise_clamped", (value, lo, hi), ir.CallType.INTRINSIC)
+
+
 def lt(a, b):
     ca, cb = as_const(a), as_const(b)
     if ca is not None and cb is not None:

@@ -74,12 +74,17 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
             names[d.rdom.var_name(i)] = d.rdom.var_name(i)
     # Where each loop's values come from (min, extent), by unique name.
     ranges: dict[str, tuple[ir.Expr, ir.Expr]] = {}
+    last: dict[str, ir.Expr] = {}  # each loop's last value, written as simply as it can be
+    one = ops.const(1)
     for name in fn.pure_args:
         lo = ops.var(region_min(fn, name))
-        ranges[name] = (lo, ops.add(ops.sub(ops.var(region_max(fn, name)), lo), ops.const(1)))
+        last[name] = ops.var(region_max(fn, name))
+        ranges[name] = (lo, ops.add(ops.sub(last[name], lo), one))
     if d.rdom is not None:
         for i, (m, e) in enumerate(zip(d.rdom.mins, d.rdom.extents)):
-            ranges[d.rdom.var_name(i)] = (inline_calls(m, ctx), inline_calls(e, ctx))
+            m, e = inline_calls(m, ctx), inline_calls(e, ctx)
+            ranges[d.rdom.var_name(i)] = (m, e)
+            last[d.rdom.var_name(i)] = ops.sub(ops.add(m, e), one)
     lets: list[tuple[str, ir.Expr]] = []
     guards: dict[int, list[ir.Expr]] = {}  # by the index of the let they test
     for s in sched.splits:
@@ -95,6 +100,7 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
             ranges[q_outer] = (ops.const(0), ops.div(ops.add(old_ext, ops.sub(factor,
                                                                               ops.const(1))),
                                                      factor))
+            last[q_inner], last[q_outer] = ops.sub(factor, one), ops.sub(ranges[q_outer][1], one)
             base = ops.mul(outer, factor)
             if tail is TailStrategy.ShiftInwards:
                 base = ops.minimum(base, ops.sub(old_ext, factor))
@@ -110,8 +116,14 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
             (imin, iext), (omin, oext) = ranges[q_in], ranges[q_out]
             fused = ops.var(prefix + q_fused)
             ranges[q_fused] = (ops.const(0), ops.mul(iext, oext))
-            lets.append((prefix + q_in, ops.add(ops.mod(fused, iext), imin)))
-            lets.append((prefix + q_out, ops.add(ops.div(fused, iext), omin)))
+            last[q_fused] = ops.sub(ranges[q_fused][1], one)
+            # The halves of a fused loop stay within their loops' ranges, which bounds inference
+            # cannot see through the % and / by an extent that varies with an outer loop (a
+            # producer of a fused Func computed in a GuardWithIf tile): promised to it.
+            lets.append((prefix + q_in, ops.promise_clamped(ops.add(ops.mod(fused, iext), imin),
+                                                            imin, last[q_in])))
+            lets.append((prefix + q_out, ops.promise_clamped(ops.add(ops.div(fused, iext), omin),
+                                                             omin, last[q_out])))
     # The innermost statement, with pure Vars and RVars renamed to this stage's loop names.
     rename = {n: ops.var(prefix + n) for n in fn.pure_args}
     if d.rdom is not None:

@@ -28,6 +28,8 @@ def _uses(s, name: str) -> bool:
 def simplify_expr(e: ir.Expr) -> ir.Expr:
     e = rebuild(e, simplify_expr)
     t = type(e)
+    if t is ir.Call and e.call_type is ir.CallType.INTRINSIC and e.name == "promise_clamped":
+        return e.args[0]  # a promise to bounds inference, which has run
     if t in _FOLD and e.type.is_scalar():
         return _FOLD[t](e.a, e.b)
     if t in _COMPARE:
