@@ -68,3 +68,16 @@ def test_the_same_shifts_in_halide():
         f[v] = value
         f.vectorize(v, 16)
         np.testing.assert_array_equal(np.asarray(f.realize([N])), want, err_msg=name)
+
+
+def test_shifts_by_computed_lane_amounts_on_webgpu(wgpu_adapter):
+    v, cases = _cases(hl)
+    xo, xi = hl.Var("xo"), hl.Var("xi")
+    funcs, expected = [], []
+    for name, value, want in cases:
+        f = hl.Func(f"{name}_gpu")
+        f[v] = value
+        f.gpu_tile(v, xo, xi, 16)
+        funcs.append(f)
+        expected.append(want)
+    check(hl.Pipeline(funcs), [N], "host-webgpu", expected=expected)

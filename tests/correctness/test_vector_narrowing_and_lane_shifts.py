@@ -120,3 +120,17 @@ def test_the_same_expressions_in_halide():
         results.append(outs)
     for i, (ours, theirs) in enumerate(zip(*results)):
         np.testing.assert_array_equal(ours, theirs, err_msg=f"expression {i}")
+
+
+def test_saturating_casts_and_clamp_on_webgpu(wgpu_adapter):
+    xo, xi = hl.Var("xo"), hl.Var("xi")
+    a16 = hl.Buffer(U16, "a16")
+    sat, by_min, inverted = hl.Func("sat_gpu"), hl.Func("min_then_cast_gpu"), hl.Func("clamp_gpu")
+    sat[x] = hl.saturating_cast(hl.UInt(8), a16[x])
+    by_min[x] = hl.u8(hl.min(a16[x], 255))
+    inverted[x] = hl.clamp(hl.i32(a16[x]), 5, 2)
+    for f in (sat, by_min, inverted):
+        f.gpu_tile(x, xo, xi, 16)
+    clipped = np.minimum(U16, 255).astype(np.uint8)
+    check(hl.Pipeline([sat, by_min, inverted]), [N], "host-webgpu",
+          expected=[clipped, clipped, np.full(N, 5, np.int32)])
