@@ -57,7 +57,7 @@ def _s5(gray, blur_x, blur_y, sharp):
 
 def _s6(gray, blur_x, blur_y, sharp):
     sharp.tile(x, y, xi, yi, 8, 8, hl.TailStrategy.GuardWithIf).fuse(x, y, t).parallel(t)
-    gray.store_root().compute_at(sharp, t).vectorize(x, 8)
+    gray.compute_at(sharp, t).vectorize(x, 8)  # (stored outside t would be a race)
     blur_y.compute_at(sharp, t).split(x, xo, xi, 3, hl.TailStrategy.RoundUp).unroll(xi)
     blur_x.compute_at(blur_y, y)
 

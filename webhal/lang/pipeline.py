@@ -213,6 +213,7 @@ class Pipeline:
                             f"computed ({cl}); storage must be at or outside that loop", s.where)
         in_place = computed_in_place(fns, [f.function() for f in self._outputs])
         _check_computed_around_consumers(fns, outputs, users, in_place)
+        _check_storage_outside_parallel_loops(fns, outputs, in_place, by_id)
 
     def print_loop_nest(self) -> None:
         """Print the loops the schedule asks for (Halide's `print_loop_nest`)."""
@@ -316,6 +317,43 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
                         f"is computed outside that loop (at {c_site}); "
                         f"compute {fn.name} at a loop around {c.name}'s computation, or compute "
                         f"{c.name} inside {level}", fn.schedule.where)
+
+
+# Loops whose iterations may run at once: storage shared across them is a race.
+_CONCURRENT = (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock)
+
+
+def _check_storage_outside_parallel_loops(fns: list[Function], outputs: set[int],
+                                          in_place: dict[int, LoopLevel], by_id) -> None:
+    """A Func stored outside a parallel, vectorized or GPU block loop but computed inside it
+    would be written by every iteration of that loop at once (Halide refuses it too)."""
+    for fn in fns:
+        s = fn.schedule
+        if s.store_level.is_inlined() or id(fn) in outputs:
+            continue
+        computed = _enclosing_loops(fn, outputs, in_place)
+        if not computed:
+            continue
+        if s.store_level.is_root():
+            stored = []
+        else:
+            host = s.store_level.function()
+            stored = _enclosing_loops(host, outputs, in_place) or []
+            stage = _stage_of(host, s.store_level)
+            si = host.definitions.index(stage)
+            names = stage.schedule.dim_names()
+            down_to = names[names.index(s.store_level.var_name()):]
+            stored = stored + [(id(host), si, n) for n in reversed(down_to)]
+        for host_id, si, name in computed[len(stored):]:
+            host = by_id[host_id]
+            dim = next(d for d in host.definitions[si].schedule.dims if d.name == name)
+            if dim.for_type in _CONCURRENT:
+                raise ScheduleError(
+                    f"Func {fn.name} is stored at {s.store_level} but computed at "
+                    f"{s.compute_level}, inside the {dim.for_type.value} loop {host.name}."
+                    f"{name}: every iteration of that loop would write the same storage at "
+                    f"once; store {fn.name} inside that loop (store_at {host.name}.{name} or "
+                    f"further in), or make the loop serial", s.where)
 
 
 def _called(d) -> list:
