@@ -10,6 +10,7 @@ from webhal.ir import nodes as ir
 from webhal.ir.function import ReductionDomain
 from webhal.ir.ops import cast_node
 from webhal.ir.types import Int
+from webhal.ir.visitor import calls
 from webhal.lang.expr import Expr, ExprLike, to_node
 from webhal.lang.names import check_name, unique_name
 
@@ -120,12 +121,19 @@ class RDom(ExprLike):
             raise CompileError(f"RDom region must be a non-empty list of (min, extent) pairs, "
                                f"not {region!r}", user_location())
         mins, extents = [], []
-        for lo, ext in pairs:
+        for d, (lo, ext) in enumerate(pairs):
             for v in (lo, ext):
                 n = to_node(v)
                 if not n.type.is_int_or_uint() or n.type.is_bool():
                     raise CompileError(f"RDom bounds must be integers, not {n.type}",
                                        user_location())
+                funcs = [c.name for c in calls(n) if c.call_type is ir.CallType.HALIDE]
+                if funcs:  # they are needed before any Func is computed (Halide refuses too)
+                    raise CompileError(
+                        f"the bounds of an RDom may not call a Func, but those of dimension "
+                        f"{d} call Func {funcs[0]}; use a Param, a constant or a Buffer's "
+                        "dimensions (or an RDom as large as the largest case, with where())",
+                        user_location())
             mins.append(_as_int32(lo))
             extents.append(_as_int32(ext))
         name = check_name(name, "RDom") if name else unique_name("r")
