@@ -70,28 +70,35 @@ def computed_in_place(functions: list[Function], outputs: list[Function]) -> dic
         return id(f) not in out_ids and f.schedule.compute_level.is_inlined() and \
             not f.updates
 
-    sites: dict[int, set[tuple[int, int]]] = {}
     hosts = {id(f): f for f in functions}
+
+    def reached(start: list[Function], host: Function) -> list[Function]:
+        """The Funcs with updates left inline that `start` reads, through inlined Funcs."""
+        found, stack, seen = [], list(start), set()
+        while stack:
+            f = stack.pop()
+            if id(f) in seen or f is host or id(f) not in hosts:
+                continue
+            seen.add(id(f))
+            if inlined(f):
+                stack += _called(f.definitions[0])
+            elif f.updates and id(f) not in out_ids and f.schedule.compute_level.is_inlined():
+                found.append(f)
+        return found
+
+    sites: dict[int, set[tuple[int, int]]] = {}
     for host in functions:
         if inlined(host):
             continue
         for si, d in enumerate(host.definitions):
-            stack = _called(d)
-            seen: set[int] = set()
-            while stack:
-                f = stack.pop()
-                if id(f) in seen or f is host or id(f) not in hosts:
-                    continue
-                seen.add(id(f))
-                if inlined(f):
-                    for d2 in f.definitions:
-                        stack += _called(d2)
-                elif f.updates and id(f) not in out_ids and \
-                        f.schedule.compute_level.is_inlined():
-                    sites.setdefault(id(f), set()).add((id(host), si))
+            for f in reached(_called(d), host):
+                sites.setdefault(id(f), set()).add((id(host), si))
+            if d.rdom is not None:  # an RDom's bounds are read before its loops: at root
+                for f in reached(_called_in(d.rdom.mins + d.rdom.extents), host):
+                    sites.setdefault(id(f), set()).add((id(host), -1))
     levels = {}
     for fid, where in sites.items():
-        if len(where) != 1:
+        if len(where) != 1 or next(iter(where))[1] < 0:
             continue
         (hid, si), = where
         host = hosts[hid]
@@ -102,8 +109,10 @@ def computed_in_place(functions: list[Function], outputs: list[Function]) -> dic
 
 
 def _called(d) -> list[Function]:
-    """The Functions a definition calls."""
-    nodes = (*d.args, d.value, *(d.rdom.predicates if d.rdom else ()),
-             *(d.rdom.mins if d.rdom else ()), *(d.rdom.extents if d.rdom else ()))
+    """The Functions a definition calls inside its loops (not in its RDom's bounds)."""
+    return _called_in([*d.args, d.value, *(d.rdom.predicates if d.rdom else ())])
+
+
+def _called_in(nodes) -> list[Function]:
     return [c.func for n in nodes for c in calls(n)
             if c.call_type is ir.CallType.HALIDE and isinstance(c.func, Function)]
