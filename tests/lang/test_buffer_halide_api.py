@@ -130,6 +130,13 @@ def test_cropped_shares_data_and_keeps_coordinates():
         b.cropped(0, 4, 3)
 
 
+def test_a_renamed_crop_leaves_the_original_name():
+    b = hl.Buffer(hl.Int(32), [6, 4], "orig")
+    c = b.cropped(0, 2, 3)
+    c.set_name("crop")
+    assert (b.name(), c.name()) == ("orig", "crop")
+
+
 def test_crop_in_place_and_numpy_sees_the_crop():
     b = hl.Buffer(hl.Int(16), [4, 6])
     b.crop(dimension=0, min=1, extent=2)

@@ -138,6 +138,12 @@ def test_types_and_output_buffers(xy):
         out.dim(0).extent()
 
 
+def test_a_declared_func_has_its_type_and_dimensions_before_a_definition():
+    f = hl.Func(hl.Int(16), 2, "f")
+    assert not f.defined()
+    assert (f.type(), f.types(), f.dimensions()) == (hl.Int(16), [hl.Int(16)], 2)
+
+
 def test_logical_not_of_a_bool_func_reference(xy):
     x, _ = xy
     f = hl.Func("f")

@@ -121,6 +121,11 @@ class Buffer:
     def name(self) -> str:
         return self._name
 
+    def set_name(self, name: str) -> Buffer:
+        """Rename this Buffer (a crop or translation renamed leaves the original's name)."""
+        self._name = name
+        return self
+
     def type(self) -> Type:
         return self._type
 

@@ -167,6 +167,10 @@ class Func(Stage):
         return self._function
 
     def type(self) -> Type:
+        """The type of its values: the definition's, or the one declared by
+        hl.Func(type, dimensions, name) before any definition."""
+        if not self._function.defined and self._function.declared_type is not None:
+            return self._function.declared_type
         return self._require_defined("its type").type
 
     def types(self) -> list[Type]:
@@ -174,6 +178,9 @@ class Func(Stage):
         return [self.type()]
 
     def dimensions(self) -> int:
+        """Its number of dimensions, defined or declared."""
+        if not self._function.defined and self._function.declared_dims is not None:
+            return self._function.declared_dims
         return self._require_defined("its dimensions").dimensions
 
     def output_buffer(self) -> OutputImageParam:
