@@ -153,6 +153,23 @@ def test_directives_chain(f2):
     assert f.split(x, xo, xi, 4).vectorize(xi).parallel(y) is f
 
 
+def test_tile_with_lists_in_any_number_of_dimensions():
+    x, y, z = names("x", "y", "z")
+    f = hl.Func("f")
+    f[x, y, z] = x + y + z
+    xo, yo, zo, xi, yi, zi = names("xo", "yo", "zo", "xi", "yi", "zi")
+    f.tile([x, y, z], [xo, yo, zo], [xi, yi, zi], [8, 4, 2], TS.RoundUp)
+    assert f.loops() == ["xi", "yi", "zi", "xo", "yo", "zo"]
+    assert [s.factor.value for s in schedule_of(f).splits] == [8, 4, 2]
+    assert {s.tail for s in schedule_of(f).splits} == {TS.RoundUp}
+    g = hl.Func("g")
+    g[x, y] = x
+    g.tile([x, y], [xo, yo], [x, y], [8, 8])  # inner loops may keep the Vars' names
+    assert g.loops() == ["x", "y", "xo", "yo"]
+    with pytest.raises(hl.ScheduleError, match="four lists of one length"):
+        g.tile([x, y], [xo], [xi, yi], [8, 8])
+
+
 # -- GPU -----------------------------------------------------------------------------------------
 
 def test_gpu_blocks_and_threads_up_to_three_dimensions():

@@ -108,7 +108,11 @@ class Stage:
         return self
 
     def tile(self, x, y, *rest):
-        """tile(x, y, xo, yo, xi, yi, xf, yf[, tail]) or tile(x, y, xi, yi, xf, yf[, tail])."""
+        """tile(x, y, xo, yo, xi, yi, xf, yf[, tail]) or tile(x, y, xi, yi, xf, yf[, tail]), or
+        in any number of dimensions with lists: tile([x, y, ...], [xo, ...], [xi, ...],
+        [xf, ...][, tail])."""
+        if isinstance(x, (list, tuple)):
+            return self._tile_lists(x, y, *rest)
         tail = TailStrategy.Auto
         if rest and isinstance(rest[-1], TailStrategy):
             *rest, tail = rest
@@ -125,6 +129,18 @@ class Stage:
         self.split(x, xo, xi, xf, tail)
         self.split(y, yo, yi, yf, tail)
         return self.reorder(xi, yi, xo, yo)
+
+    def _tile_lists(self, vars, outers, inners=None, factors=None, tail=TailStrategy.Auto):
+        lists = (vars, outers, inners, factors)
+        if not all(isinstance(a, (list, tuple)) for a in lists) or \
+                len({len(a) for a in lists}) != 1:
+            raise schedule_error("tile with lists takes (vars, outers, inners, factors[, tail]),"
+                                 " four lists of one length", user_location())
+        for v in vars:  # all exist? checked before the first split changes the loops
+            self._dim(v)
+        for v, outer, inner, factor in zip(vars, outers, inners, factors):
+            self.split(v, outer, inner, factor, tail)
+        return self.reorder(*inners, *outers)
 
     def reorder(self, *vars):
         """Put the named loops in this order, innermost first, in the slots they occupy."""
