@@ -186,6 +186,21 @@ def test_compound_assignments(xy):
     np.testing.assert_array_equal(realize(g, [6]), xs / 2)
 
 
+def test_compound_assignments_through_a_named_reference(xy):
+    x, _ = xy
+    f = hl.Func("f")
+    f[x] = x
+    left = f[x]
+    left += 5
+    left *= 2  # a second update through the same name, as in Halide
+    g = hl.Func("g")
+    g[x] = left  # another Func's definition reads f as it ends up
+    xs = np.arange(4)
+    assert f.num_update_definitions() == 2
+    np.testing.assert_array_equal(realize(f, [4]), (xs + 5) * 2)
+    np.testing.assert_array_equal(realize(g, [4]), (xs + 5) * 2)
+
+
 def test_updates_run_in_definition_order(xy):
     x, _ = xy
     f = hl.Func("f")

@@ -31,10 +31,6 @@ def call_args(args, what: str) -> list[ir.Expr]:
     return nodes
 
 
-class _Done:
-    """What `f[...] += e` hands back to Python's `f[...] = ` step: the update is already made."""
-
-
 class FuncRef(ExprLike):
     """`f[x, y]`: a call of f when read, the left side of a definition when assigned."""
 
@@ -72,7 +68,7 @@ class FuncRef(ExprLike):
                     pure.append(Var.implicit(i).node())
             fn.define_pure(pure, ident, user_location())
         self._func._define(self._args, op(self, value))
-        return _Done()
+        return _Updated(self._func, self._args)
 
     def __iadd__(self, value): return self._update(lambda a, b: binary(ir.Add, a, b), value, 0)
     def __isub__(self, value): return self._update(lambda a, b: binary(ir.Sub, a, b), value, 0)
@@ -110,6 +106,14 @@ class OutputImageParam:
                f"{self._type}>"
 
 
+class _Updated(FuncRef):
+    """What `f[...] += e` hands back: the same reference, its update already made. Python then
+    runs `f[...] = ` with it, which does nothing more; a name bound to the reference
+    (`left = f[x]; left += 1; left += 2`) keeps updating f."""
+
+    __slots__ = ()
+
+
 class Func(Stage):
     """A pipeline stage: `f = hl.Func("f"); f[x, y] = x + y`. Also `hl.Func(type, dims, name)`
     declares the type and dimensions up front."""
@@ -135,9 +139,10 @@ class Func(Stage):
         return FuncRef(self, call_args(args, f"Func {self.name()}"))
 
     def __setitem__(self, args, value) -> None:
-        if isinstance(value, _Done):
-            return
-        self._define(call_args(args, f"Func {self.name()}"), value)
+        args = call_args(args, f"Func {self.name()}")
+        if isinstance(value, _Updated) and value._func is self and value._args == args:
+            return  # the second half of `f[...] += e`
+        self._define(args, value)
 
     def __call__(self, *args) -> FuncRef:
         return self[args]
