@@ -188,10 +188,31 @@ def test_select_casts_int_literals_to_the_other_value():
     assert hl.select(x > 0, 1.5, 2).type() == hl.Float(32)
 
 
-def test_select_values_of_different_types_meet_in_one_type():
-    e = hl.select(x > 0, typed("u8"), typed("i16"))
-    assert e.type() == hl.Int(16)
-    assert hl.select(x > 0, typed("u8"), 1.5).type() == hl.Float(32)
+def test_values_of_different_types_are_refused_as_in_halide():
+    """Halide refuses these rather than pick a type; so does webhal (a program that runs in
+    webhal must run in Halide)."""
+    cases = [
+        (lambda: hl.select(x > 0, typed("u8"), typed("i16")), "values of select"),
+        (lambda: hl.select(x > 0, typed("u8"), 1.5), "values of select"),
+        (lambda: hl.mux(x, [typed("u8"), typed("i16")]), "values of mux"),
+        (lambda: typed("u8") & typed("i8"), "both operands signed or both unsigned"),
+        (lambda: typed("i8") ^ typed("u16"), "both operands signed or both unsigned"),
+        (lambda: hl.clamp(typed("u8"), typed("i16"), 3), "lower bound of clamp"),
+        (lambda: hl.clamp(typed("u8"), 0, 300), "upper bound of clamp"),
+        (lambda: hl.clamp(typed("u8"), x, x), "lower bound of clamp"),
+    ]
+    for make, message in cases:
+        with pytest.raises(hl.CompileError, match=message):
+            make()
+
+
+def test_what_halide_accepts_beside_those():
+    assert (typed("u8") & typed("u16")).type() == hl.UInt(16)
+    assert (typed("u8") | 3).type() == hl.UInt(8)
+    assert hl.select(x > 0, typed("f32"), 2).type() == hl.Float(32)
+    assert hl.mux(x, [typed("u8"), 3]).type() == hl.UInt(8)  # a Python int takes their type
+    assert hl.clamp(typed("i16"), typed("u8"), typed("u8")).type() == hl.Int(16)  # widens
+    assert hl.clamp(typed("f32"), 0, 1).type() == hl.Float(32)
 
 
 def test_cast_of_a_python_int_wraps():

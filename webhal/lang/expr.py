@@ -221,11 +221,20 @@ def binary(op: type, a, b) -> Expr:
 
 
 def logical_or_bitwise(logical: type, intrinsic: str, a, b) -> Expr:
-    an, bn = _operands(a, b)
-    an, bn = match_types(an, bn)
-    if an.type.is_bool():
+    if isinstance(a, ExprLike | ir.Expr) and isinstance(b, ExprLike | ir.Expr):
+        an, bn = to_node(a), to_node(b)
+    else:
+        an, bn = _operands(a, b)
+    if an.type.is_bool() and bn.type.is_bool():
         return Expr(logical(an, bn))
     _require_integer(intrinsic, an)
+    _require_integer(intrinsic, bn)
+    if an.type.is_int() != bn.type.is_int():
+        # Halide refuses it: which signedness the bits mean would be a guess
+        raise CompileError(f"{intrinsic} needs both operands signed or both unsigned, but "
+                           f"{_show(an)} is {an.type} and {_show(bn)} is {bn.type}; cast one "
+                           "with hl.cast", user_location())
+    an, bn = match_types(an, bn)
     return Expr(ir.Call(an.type, intrinsic, (an, bn), ir.CallType.INTRINSIC))
 
 

@@ -50,19 +50,29 @@ def select(*args) -> Expr:
         if not cond.type.is_bool():
             raise CompileError(f"the condition of select must be bool, not {cond.type}: "
                                f"{Expr(cond)}", user_location())
-        tv, fv = match_types(*_select_values(value, result))
+        tv, fv = _select_values(value, result)
+        if tv.type != fv.type:  # Halide refuses to pick a type for the answer
+            raise CompileError(f"the values of select have different types: {Expr(tv)} is "
+                               f"{tv.type} and {Expr(fv)} is {fv.type}; cast one with hl.cast",
+                               user_location())
         result = Expr(ir.Select(cond, tv, fv))
     return result if isinstance(result, Expr) else Expr(result)
 
 
 def _select_values(a, b) -> tuple[ir.Expr, ir.Expr]:
-    """An int literal beside an Expr is cast (wrapping) to its type, as Halide's select does."""
+    """An int literal beside an Expr is cast (wrapping) to its type, as Halide's select does;
+    a float literal beside a float Expr takes its type."""
     for lit, other in ((a, b), (b, a)):
-        if isinstance(lit, int) and not isinstance(lit, bool) and \
-                isinstance(other, ExprLike | ir.Expr):
+        if isinstance(other, ExprLike | ir.Expr) and not isinstance(lit, ExprLike | ir.Expr):
             o = to_node(other)
-            pair = (cast_node(o.type, to_node(lit)), o)
-            return pair if lit is a else pair[::-1]
+            if isinstance(lit, int) and not isinstance(lit, bool):
+                pair = (cast_node(o.type, to_node(lit)), o)
+                return pair if lit is a else pair[::-1]
+            if isinstance(lit, float) and o.type.is_float():
+                pair = (to_node(lit, like=o.type), o)
+                return pair if lit is a else pair[::-1]
+    if isinstance(a, ExprLike | ir.Expr) and isinstance(b, ExprLike | ir.Expr):
+        return to_node(a), to_node(b)
     return _operands(a, b)
 
 
@@ -92,9 +102,36 @@ def clamp(a, lo, hi) -> Expr:
     converted to a's type (a Python float is a float32 first, as everywhere in Halide's
     bindings)."""
     an = to_node(a)
-    lo_n = cast_node(an.type, to_node(lo, like=None if isinstance(lo, float) else an.type))
-    hi_n = cast_node(an.type, to_node(hi, like=None if isinstance(hi, float) else an.type))
+    lo_n, hi_n = _clamp_bound(an, lo, "lower"), _clamp_bound(an, hi, "upper")
     return Expr(ir.Max(ir.Min(an, hi_n), lo_n))
+
+
+def _clamp_bound(a: ir.Expr, bound, which: str) -> ir.Expr:
+    """A bound of clamp in a's type: a constant a's type holds, or a value of a type that
+    converts to a's without loss (Halide refuses the others rather than wrap them)."""
+    if isinstance(bound, int | float) and not isinstance(bound, bool) and a.type.is_float():
+        return to_node(bound, like=a.type)
+    if isinstance(bound, int) and not isinstance(bound, bool) and \
+            a.type.is_int_or_uint() and a.type.can_represent(bound):
+        return to_node(bound, like=a.type)
+    b = to_node(bound)
+    if b.type != a.type and not _widens_to(b.type, a.type):
+        raise CompileError(f"the {which} bound of clamp, {Expr(b)}, has type {b.type}, but the "
+                           f"value clamped, {Expr(a)}, has type {a.type}; cast the bound with "
+                           f"hl.cast({a.type!r}, ...)", user_location())
+    return cast_node(a.type, b)
+
+
+def _widens_to(src: Type, dst: Type) -> bool:
+    """Whether every value of src is a value of dst."""
+    if dst.is_float():
+        return not src.is_float() and src.bits < dst.bits or src.is_float() and \
+            src.bits <= dst.bits
+    if src.is_float() or not dst.is_int_or_uint():
+        return False
+    if src.is_uint():
+        return src.bits < dst.bits or (dst.is_uint() and src.bits <= dst.bits)
+    return dst.is_int() and src.bits <= dst.bits
 
 
 def abs(a) -> Expr:  # noqa: A001
@@ -131,10 +168,16 @@ def mux(index, values) -> Expr:
     """values[index]; an index outside the list gives the last value."""
     if not values:
         raise CompileError("mux needs at least one value", user_location())
-    nodes = [to_node(v) for v in values]
-    t = nodes[0].type
-    for v in nodes[1:]:
-        t = match_types(ir.Variable(t, "_"), v)[0].type
+    exprs = [to_node(v) for v in values if isinstance(v, ExprLike | ir.Expr)]
+    t = exprs[0].type if exprs else to_node(values[0]).type
+    # Python numbers take the values' type; values of two types are refused, as in Halide
+    nodes = [to_node(v, like=t) if not isinstance(v, ExprLike | ir.Expr) else to_node(v)
+             for v in values]
+    for v in nodes:
+        if v.type != t:
+            raise CompileError(f"the values of mux have different types: {Expr(nodes[0])} is "
+                               f"{t} and {Expr(v)} is {v.type}; cast them to one type",
+                               user_location())
     idx = to_node(index)
     return _intrinsic(t, "mux", idx, *(cast_node(t, v) for v in nodes))
 
