@@ -1055,6 +1055,20 @@ def test_shared_memory_func_with_an_update(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+def test_func_at_the_block_without_threads_runs_on_one_invocation(target, wgpu_adapter):
+    """A Func computed at a GPU block loop with no gpu_threads of its own (Halide accepts it):
+    one invocation of the workgroup computes it into workgroup memory, the others wait at a
+    barrier; its update (+=) must not run once per invocation."""
+    A = hl.Buffer(ramp_image(np.int32, W + 2, H + 2, seed=62) // 16, "a")
+    p, out = hl.Func("serial_p"), hl.Func("serial_out")
+    p[x, y] = A[x, y]
+    p[x, y] += x * y
+    out[x, y] = p[x, y] + p[x + 1, y + 1] * 2
+    gpu_2d(out, 8, 4)
+    p.compute_at(out, xo)
+    check(out, [W, H], target, kernels=1)
+
+
 # -- what the GPU does not take is reported --------------------------------------------------
 
 def test_bool_buffer_on_the_gpu_is_reported(target, wgpu_adapter):

@@ -98,14 +98,13 @@ def test_shared_memory_and_barrier(wgpu_adapter):
     assert [b["name"] for b in manifest["buffers"]] == ["blur_y", "input"]
 
 
-def test_work_between_block_and_thread_loops_is_reported(wgpu_adapter):
-    x, y, xo, yo, xi, yi = (hl.Var(n) for n in ("x", "y", "xo", "yo", "xi", "yi"))
-    a, b = hl.Func("a"), hl.Func("b")
-    a[x, y] = hl.f32(x + y)
-    b[x, y] = a[x, y] * 2.0
-    b.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
-    a.compute_at(b, xo)  # its loops are not GPU thread loops
-    with pytest.raises(hl.ScheduleError, match="gpu_threads"):
+def test_serial_loop_around_thread_loops_is_reported(wgpu_adapter):
+    x, y, xo, xi = (hl.Var(n) for n in ("x", "y", "xo", "xi"))
+    b = hl.Func("b")
+    b[x, y] = hl.f32(x + y)
+    b.split(x, xo, xi, 8).gpu_blocks(y).gpu_threads(xi)  # xo: serial, between the two
+    with pytest.raises(hl.ScheduleError, match="loop b.s0.x.xo runs inside GPU block loops.*"
+                       "around GPU thread loops"):
         b.realize([16, 16], "host-webgpu")
 
 

@@ -211,11 +211,21 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                                s.memory_type)
         case st.Evaluate() if ops.as_const(s.value) is not None:
             return s
+        case st.For() if not any(isinstance(n, st.For) and n.for_type is ForType.GPUThread
+                                 for n in walk(s.body)):
+            # Serial work of the block (a Func computed at the block loop without gpu_threads):
+            # one invocation does it, in a thread nest of extent 1 on every axis, and the
+            # barrier after it lets the block's thread nests read what it stored (as Halide).
+            single = s
+            for axis in "zyx":
+                single = st.For(f"{s.name}.one_thread_{axis}", ops.const(0), ops.const(1),
+                                ForType.GPUThread, single, s.device_api)
+            return _block_level(single, sizes, lets)
         case st.For():
             raise ScheduleError(
-                f"loop {s.name} runs inside GPU block loops but outside GPU thread loops; give "
-                "the Func computed there gpu_threads loops (e.g. f.compute_at(g, xo)"
-                ".gpu_threads(x, y))")
+                f"loop {s.name} runs inside GPU block loops but outside GPU thread loops, "
+                "around GPU thread loops; put the thread loops directly inside the block "
+                "loops (e.g. f.compute_at(g, xo).gpu_threads(x, y))")
     raise ScheduleError(f"{type(s).__name__} at GPU block level: work inside a GPU kernel "
                         "must be in GPU thread loops")
 
