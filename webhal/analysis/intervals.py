@@ -259,10 +259,13 @@ def _intrinsic(e: ir.Call, b) -> Interval:
     if e.name == "likely":
         return b(e.args[0])
     if e.name == "promise_clamped":
-        value = b(e.args[0])
+        value, lo, hi = b(e.args[0]), b(e.args[1]), b(e.args[2])
         if value.min is not None and value.min == value.max:
-            return value  # one value, within the promise: clamping it would only hide that
-        lo, hi = b(e.args[1]), b(e.args[2])
+            # One value: still promised, so that what is derived from it (a producer's region
+            # inside the fused loop) keeps the promise for the loops outside.
+            if lo.min is None or hi.max is None:
+                return value
+            return Interval.point(ops.promise_clamped(value.min, lo.min, hi.max))
         return value.intersect(Interval(lo.min, hi.max))
     if e.name == "bitwise_and":
         k = ops.as_const(e.args[1])
