@@ -173,6 +173,19 @@ def test_cpuinfo_flags_map_to_features():
     assert arm == {"arm_fp16", "arm_dot_prod"}
 
 
+def test_zen_features_only_on_amd_hosts():
+    """As Halide: the flags of avx512_zen4 on an Intel host are named by
+    avx512_sapphirerapids (which implies them), not by zen4."""
+    flags = ("sse4_1 avx avx2 fma f16c avx_vnni avx512f avx512cd avx512vl avx512bw avx512dq "
+             "avx512ifma avx512vbmi avx512_vnni avx512_bf16 avx512_vbmi2 avx512_bitalg "
+             "avx512_vpopcntdq avx512_fp16")
+    intel = _features_from_cpuinfo("x86", f"vendor_id\t: GenuineIntel\nflags\t\t: {flags}\n")
+    amd = _features_from_cpuinfo("x86", f"vendor_id\t: AuthenticAMD\nflags\t\t: {flags}\n")
+    assert "avx512_sapphirerapids" in intel and "avx512_zen4" not in intel
+    assert "avx512_zen4" in amd
+    assert "+avx512vnni" in Target("x86-64-linux-avx512_sapphirerapids").llvm_cpu_features()
+
+
 # --- errors -----------------------------------------------------------------------------------
 
 def test_unknown_feature_names_token_and_alternatives():

@@ -481,6 +481,10 @@ def _features_from_cpuinfo(arch: str, text: str) -> frozenset[str]:
         if (info.cpu_flags and _fits(name, arch) and set(info.cpu_flags) <= flags
                 and set(info.implies) <= found):
             found.add(name)
+    if arch == "x86" and "AuthenticAMD" not in text:
+        # Halide names the zen feature sets on AMD hosts only; an Intel host with the same
+        # flags is avx512_sapphirerapids, which implies them (so LLVM still gets them).
+        found -= {"avx512_zen4", "avx512_zen5"}
     return frozenset(found)
 
 
