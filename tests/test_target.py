@@ -183,7 +183,7 @@ def test_zen_features_only_on_amd_hosts():
     amd = _features_from_cpuinfo("x86", f"vendor_id\t: AuthenticAMD\nflags\t\t: {flags}\n")
     assert "avx512_sapphirerapids" in intel and "avx512_zen4" not in intel
     assert "avx512_zen4" in amd
-    assert "+avx512vnni" in Target("x86-64-linux-avx512_sapphirerapids").llvm_cpu_features()
+    assert "+avx512vnni" in Target("x86-64-linux-avx512_sapphirerapids").llvm_cpu_features
 
 
 # --- errors -----------------------------------------------------------------------------------
