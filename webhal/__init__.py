@@ -87,6 +87,7 @@ from webhal.lang.generator import (
 )
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
+from webhal.lang.printing import print, print_when  # noqa: A004 - Halide's names
 from webhal.lang.reductions import maximum, minimum, product, sum
 from webhal.lang.stage import Stage
 from webhal.lang.var import Range, RDom, RVar, Var, vars

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import struct
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -178,6 +179,68 @@ def string_parameters(function: str) -> tuple[int, ...]:
     """Positions (after user_context) of an error function's string parameters."""
     return tuple(i for i, (_, kind) in enumerate(ERROR_FUNCTIONS.get(function, ()))
                  if kind == "string")
+
+
+# -- printing (hl.print, hl.print_when, Func.trace_*) -----------------------------------------
+
+# int32_t webhal_print(void *user_context, const char *kinds, const int64_t *values): one line
+# made of len(kinds) pieces, concatenated, then a newline. values[i] holds piece i as
+# PRINT_KINDS[kinds[i]] says; the runtime returns 0. Halide's formats: integers in decimal,
+# float32 (and float16) as printf's %f, float64 as %e, bool as true/false.
+PRINT_FUNCTION = "webhal_print"
+PRINT_KINDS = {
+    "i": "signed integer, sign-extended to 64 bits",
+    "u": "unsigned integer, zero-extended to 64 bits",
+    "f": "float32 or float16, widened to a double's bits",
+    "d": "float64, a double's bits",
+    "b": "bool, 0 or 1",
+    "s": "a pointer to a NUL-terminated string, zero-extended to 64 bits",
+}
+
+
+def print_kind(t) -> str:
+    """The PRINT_KINDS letter of a value of webhal Type `t` (a string piece is "s")."""
+    if t.is_bool():
+        return "b"
+    if t.is_float():
+        return "d" if t.bits == 64 else "f"
+    return "i" if t.is_int() else "u"
+
+
+def print_values(kinds: str, words: list[int], read_string) -> list:
+    """The values of webhal_print's slots (unsigned 64-bit words) as Python numbers and strings
+    (`read_string(address)` reads a string piece)."""
+    out = []
+    for kind, w in zip(kinds, words):
+        match kind:
+            case "f" | "d":
+                out.append(struct.unpack("<d", struct.pack("<Q", w))[0])
+            case "i":
+                out.append(w - (1 << 64) if w >> 63 else w)
+            case "s":
+                out.append(read_string(w))
+            case _:
+                out.append(w)
+    return out
+
+
+def format_print(kinds: str, values: list) -> str:
+    """The line webhal_print prints (without its newline): `values` are Python numbers and
+    strings, one per letter of `kinds`."""
+    out = []
+    for kind, v in zip(kinds, values):
+        match kind:
+            case "f":
+                out.append(f"{float(v):f}")
+            case "d":
+                out.append(f"{float(v):e}")
+            case "b":
+                out.append("true" if v else "false")
+            case "s":
+                out.append(v)
+            case _:
+                out.append(str(int(v)))
+    return "".join(out)
 
 
 # The messages: one text on every target, and the reference evaluator's too.

@@ -8,10 +8,14 @@ as in compiled code.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from webhal import abi
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
+from webhal.ir import printing
 from webhal.ir.printer import to_string
 from webhal.reference import numeric
 
@@ -112,7 +116,35 @@ class Evaluator:
         if e.call_type is ir.CallType.PURE_EXTERN:
             args = [self.eval(a, mask) for a in e.args]
             return np.asarray(numeric.MATH[e.name](*args)).astype(e.type.dtype, copy=False)
+        if printing.is_print(e):
+            return self._print(e, mask)
+        if e.name == "return_second":
+            self.eval(e.args[0], mask)
+            return self.eval(e.args[1], mask)
         return self._intrinsic(e, mask)
+
+    def _print(self, e, mask):
+        """One line per active point, in storage order (x fastest)."""
+        when = and_masks(mask, self.eval(e.args[0], mask))
+        pieces = e.args[1:]
+        values = [e_.value if isinstance(e_, ir.StringImm) else self.eval(e_, when)
+                  for e_ in pieces]
+        arrays = [np.asarray(v) for v, p in zip(values, pieces)
+                  if not isinstance(p, ir.StringImm)]
+        shape = np.broadcast_shapes(*(a.shape for a in arrays),
+                                    *(() if when is None else (np.shape(when),)))
+        active = np.ones(shape, dtype=bool) if when is None else np.broadcast_to(when, shape)
+        kinds = "".join("s" if isinstance(p, ir.StringImm) else abi.print_kind(p.type)
+                        for p in pieces)
+        flat = [v if isinstance(p, ir.StringImm) else np.broadcast_to(v, shape).ravel(order="F")
+                for v, p in zip(values, pieces)]
+        lines = []
+        for i in np.flatnonzero(active.ravel(order="F")):
+            lines.append(abi.format_print(kinds, [v if isinstance(p, ir.StringImm) else v[i]
+                                                  for v, p in zip(flat, pieces)]) + "\n")
+        if lines:
+            sys.stdout.write("".join(lines))
+        return np.zeros(shape, dtype=np.int32)
 
     def _intrinsic(self, e, mask):
         name, t = e.name, e.type

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import tempfile
 import time
 
@@ -125,9 +126,20 @@ class WasmPipeline:
             return self._error_function(name)
         if name in abi.GPU_CALLS:
             return self._gpu_function(name)
+        if name == abi.PRINT_FUNCTION:
+            return self._print
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
             return getattr(self, "_" + name)
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
+
+    def _print(self, uc, kinds, values):
+        spec = self.heap.string(kinds)
+        words = np.frombuffer(self.heap.read(values, 8 * len(spec)), dtype="<u8") \
+            if spec else []
+        line = abi.format_print(spec, abi.print_values(spec, [int(w) for w in words],
+                                                       self.heap.string))
+        sys.stdout.write(line + "\n")
+        return 0
 
     def _error_function(self, name: str):
         strings = abi.string_parameters(name)

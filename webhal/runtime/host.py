@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 
 from webhal import abi
@@ -87,5 +88,18 @@ def _gpu_callback(name: str):
     return _prototype(abi.GPU_CALLS[name].params)(fn)
 
 
-CALLBACKS = {**{name: _gpu_callback(name) for name in abi.GPU_CALLS},
+def _print(uc, kinds, values) -> int:
+    """webhal_print: one line on sys.stdout (where Halide's Python bindings print too)."""
+    spec = _cstr(kinds)
+    words = (ctypes.c_uint64 * max(1, len(spec))).from_address(values) if spec else []
+    line = abi.format_print(spec, abi.print_values(spec, list(words), _cstr))
+    sys.stdout.write(line + "\n")
+    return 0
+
+
+_PRINT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                          ctypes.c_void_p)(_print)
+
+CALLBACKS = {abi.PRINT_FUNCTION: _PRINT,
+**{name: _gpu_callback(name) for name in abi.GPU_CALLS},
              **{name: _error_callback(name) for name in abi.ERROR_FUNCTIONS}}

@@ -8,8 +8,9 @@ import math
 
 from llvmlite import ir as ll
 
+from webhal import abi
 from webhal.codegen.llvm import simd_idioms
-from webhal.codegen.llvm.types import I1, I8, I32, PTR, llvm_type, memory_type, scalar
+from webhal.codegen.llvm.types import I1, I8, I32, I64, PTR, llvm_type, memory_type, scalar
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -354,6 +355,8 @@ class ExprCodegen:
         raise CompileError(f"LLVM codegen: unlowered call {to_string(e)}")
 
     def call_runtime(self, e) -> ll.Value:
+        if e.name == abi.PRINT_FUNCTION:
+            return self.call_print(e)
         args, types = [self.user_context], [PTR]
         for a in e.args:
             v = self.expr(a)
@@ -362,8 +365,42 @@ class ExprCodegen:
         fn = self.declare(e.name, I32, types)
         return self.builder.call(fn, args)
 
+    def call_print(self, e) -> ll.Value:
+        """webhal_print(uc, kinds, values) where the condition holds: each piece in one 64-bit
+        slot of a stack array, as abi.PRINT_KINDS says. Pieces are scalar (the vectorizer leaves
+        runtime calls scalar)."""
+        b = self.builder
+        pieces = e.args[1:]
+        if any(p.type.lanes > 1 for p in e.args):
+            raise CompileError(f"LLVM codegen: a vector print {to_string(e)}")
+        with b.goto_block(self.entry_block):
+            b.position_at_start(self.entry_block)
+            slots = b.alloca(ll.ArrayType(I64, max(1, len(pieces))), name="print.values")
+        kinds = "".join("s" if isinstance(p, ir.StringImm) else abi.print_kind(p.type)
+                        for p in pieces)
+        with b.if_then(self.expr(e.args[0])):
+            for i, (p, kind) in enumerate(zip(pieces, kinds)):
+                v = self.expr(p)
+                match kind:
+                    case "s":
+                        v = b.ptrtoint(v, I64)
+                    case "f" | "d":
+                        v = b.bitcast(v if kind == "d" else b.fpext(v, ll.DoubleType()), I64)
+                    case "i":
+                        v = b.sext(v, I64) if v.type.width < 64 else v
+                    case _:
+                        v = b.zext(v, I64) if v.type.width < 64 else v
+                b.store(v, b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
+            fn = self.declare(abi.PRINT_FUNCTION, I32, [PTR, PTR, PTR])
+            start = b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
+            b.call(fn, [self.user_context, self.string(kinds), b.bitcast(start, PTR)])
+        return ll.Constant(I32, 0)
+
     def call_intrinsic(self, e) -> ll.Value:
         b, t = self.builder, e.type
+        if e.name == "return_second":
+            self.expr(e.args[0])
+            return self.expr(e.args[1])
         args = [self.expr(a) for a in e.args]
         lt = llvm_type(t)
         match e.name:

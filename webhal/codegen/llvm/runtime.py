@@ -119,6 +119,88 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
         b.ret(ll.Constant(I32, abi.error_code(name)))
 
 
+def _printing(m: ll.Module, size_t: ll.IntType) -> None:
+    """halide_print (fputs to stdout, weak) and webhal_print, which formats its pieces with
+    snprintf as abi.PRINT_KINDS says and hands the line to halide_print."""
+    snprintf = m.globals.get("snprintf") or ll.Function(
+        m, ll.FunctionType(I32, [PTR, size_t, PTR], var_arg=True), name="snprintf")
+    fputs = m.globals.get("fputs") or ll.Function(m, ll.FunctionType(I32, [PTR, PTR]),
+                                                  name="fputs")
+    stdout = ll.GlobalVariable(m, PTR, name="stdout")
+    stdout.linkage = "external"
+    halide_print = ll.Function(m, ll.FunctionType(ll.VoidType(), [PTR, PTR]), name="halide_print")
+    halide_print.linkage = "weak"
+    b = ll.IRBuilder(halide_print.append_basic_block())
+    b.call(fputs, [halide_print.args[1], b.load(stdout, typ=PTR)])
+    b.ret_void()
+
+    size = 1024
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, PTR]), name=abi.PRINT_FUNCTION)
+    fn.linkage = "weak"
+    uc, kinds, values = fn.args
+    entry = fn.append_basic_block("entry")
+    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
+    b = ll.IRBuilder(entry)
+    buf = b.alloca(ll.ArrayType(I8, size))
+    pos = b.alloca(I32)
+    i = b.alloca(I32)
+    b.store(ll.Constant(I32, 0), pos)
+    b.store(ll.Constant(I32, 0), i)
+    b.branch(head)
+    b.position_at_end(head)
+    k = b.load(i, typ=I32)
+    c = b.load(b.gep(kinds, [k], source_etype=I8), typ=I8)
+    b.cbranch(b.icmp_unsigned("==", c, ll.Constant(I8, 0)), done, body)
+    b.position_at_end(body)
+    w = b.load(b.gep(values, [k], source_etype=I64), typ=I64)
+    at = b.load(pos, typ=I32)
+    dst = b.gep(buf, [ll.Constant(I32, 0), at])
+    room = b.zext(b.sub(ll.Constant(I32, size), at), size_t) if size_t.width > 32 else \
+        b.sub(ll.Constant(I32, size), at)
+
+    def is_(letters):
+        r = ll.Constant(ll.IntType(1), 0)
+        for letter in letters:
+            r = b.or_(r, b.icmp_unsigned("==", c, ll.Constant(I8, ord(letter))))
+        return r
+
+    texts: dict[str, ll.Value] = {}
+
+    def text(t):  # a pointer to the first character, so that select sees one type
+        if t not in texts:
+            zero = ll.Constant(I32, 0)
+            texts[t] = _string(m, f".print.{t.strip('%')}", t).gep([zero, zero])
+        return texts[t]
+
+    written = b.alloca(I32)
+    with b.if_else(is_("fd")) as (floating, other):
+        with floating:
+            fmt = b.select(is_("f"), text("%f"), text("%e"))
+            b.store(b.call(snprintf, [dst, room, fmt, b.bitcast(w, ll.DoubleType())]), written)
+        with other:
+            with b.if_else(is_("iu")) as (integer, pointer):
+                with integer:
+                    fmt = b.select(is_("i"), text("%lld"), text("%llu"))
+                    b.store(b.call(snprintf, [dst, room, fmt, w]), written)
+                with pointer:
+                    flag = b.select(b.icmp_unsigned("!=", w, ll.Constant(I64, 0)),
+                                    text("true"), text("false"))
+                    p = b.select(is_("s"), b.inttoptr(b.trunc(w, size_t) if size_t.width < 64
+                                                      else w, PTR), flag)
+                    b.store(b.call(snprintf, [dst, room, text("%s"), p]), written)
+    at = b.add(at, b.load(written, typ=I32))
+    limit = ll.Constant(I32, size - 2)
+    b.store(b.select(b.icmp_signed(">", at, limit), limit, at), pos)
+    b.store(b.add(k, ll.Constant(I32, 1)), i)
+    b.branch(head)
+    b.position_at_end(done)
+    at = b.load(pos, typ=I32)
+    b.store(ll.Constant(I8, ord("\n")), b.gep(buf, [ll.Constant(I32, 0), at]))
+    b.store(ll.Constant(I8, 0), b.gep(buf, [ll.Constant(I32, 0), b.add(at, ll.Constant(I32, 1))]))
+    b.call(halide_print, [uc, b.bitcast(buf, PTR)])
+    b.ret(ll.Constant(I32, 0))
+
+
 def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:
     """A module with the runtime parts asked for: allocation, par_for (serial), thread_pool,
     errors."""
@@ -134,4 +216,5 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
         thread_pool.build(m, size_t)
     if "errors" in parts:
         _errors(m, size_t)
+        _printing(m, size_t)
     return m

@@ -1,0 +1,42 @@
+"""Printing in the IR: hl.print, hl.print_when and tracing all become one runtime call.
+
+`print_call(condition, pieces)` is a RUNTIME Call of abi.PRINT_FUNCTION whose first argument is
+the condition and whose others are the pieces of the line (values and StringImms, concatenated
+as they are: callers put the spaces in). Code generators evaluate the pieces and make the call
+only where the condition holds; the reference evaluator prints each active lane. The call is
+left scalar by the vectorizer (a runtime call), so a loop that prints runs one point at a time.
+`return_second(a, b)` evaluates a, then b, and is b: how a print returns its first value.
+"""
+
+from __future__ import annotations
+
+from webhal import abi
+from webhal.ir import nodes as ir
+from webhal.ir.types import Bool, Int
+
+
+def print_call(condition: ir.Expr, pieces: list[ir.Expr]) -> ir.Call:
+    return ir.Call(Int(32), abi.PRINT_FUNCTION, (condition, *pieces), ir.CallType.RUNTIME)
+
+
+def always() -> ir.Expr:
+    return ir.UIntImm(Bool(), 1)
+
+
+def return_second(first: ir.Expr, second: ir.Expr) -> ir.Call:
+    return ir.Call(second.type, "return_second", (first, second), ir.CallType.INTRINSIC)
+
+
+def is_print(e) -> bool:
+    return isinstance(e, ir.Call) and e.call_type is ir.CallType.RUNTIME and \
+        e.name == abi.PRINT_FUNCTION
+
+
+def spaced(values: list[ir.Expr]) -> list[ir.Expr]:
+    """Halide's print: the values separated by one space."""
+    out: list[ir.Expr] = []
+    for i, v in enumerate(values):
+        if i:
+            out.append(ir.StringImm(" "))
+        out.append(v)
+    return out
