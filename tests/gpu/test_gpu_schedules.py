@@ -318,6 +318,19 @@ def test_casts_of_expressions_narrow_and_widen(target, wgpu_adapter):
     check(hl.Pipeline([f, g]), [W, H], target, kernels=2)
 
 
+def test_lerp_32_bit_with_a_constant_end_weight(target, wgpu_adapter):
+    """A 32-bit lerp needs 64-bit arithmetic, which WGSL lacks, unless its weight is a
+    constant 0 or max (Halide's simplifier folds those too, so the schedule runs there)."""
+    A = hl.Buffer(ramp_image(np.int32, seed=20) // 4, "a")
+    B = hl.Buffer(ramp_image(np.int32, seed=21) // 4, "b")
+    f, g = hl.Func("lerp_zero"), hl.Func("lerp_max")
+    f[x, y] = hl.lerp(A[x, y], B[x, y], hl.u8(x) * hl.u8(0))
+    g[x, y] = hl.lerp(A[x, y], B[x, y], hl.u16(65535))
+    gpu_2d(f)
+    gpu_2d(g)
+    check(hl.Pipeline([f, g]), [W, H], target, kernels=2)
+
+
 # -- select, clamp, absd, lerp, math -------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["u8", "i16", "u32", "i32", "f32"])

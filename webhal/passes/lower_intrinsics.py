@@ -47,6 +47,11 @@ def _saturating_cast(e: ir.Expr, t: Type) -> ir.Expr:
 
 
 def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
+    k = ops.as_const(w)
+    if k is not None and k == 0:  # a constant end weight needs no arithmetic (nor, for 32-bit
+        return z                  # values, the 64-bit kind WGSL does not have)
+    if k is not None and k == (1.0 if w.type.is_float() else (1 << w.type.bits) - 1):
+        return o
     if t.is_float():
         if w.type.is_float():
             w = _cast(t, w)
