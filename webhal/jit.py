@@ -46,7 +46,7 @@ def fingerprint(pipeline, target) -> tuple:
         sch = fn.schedule
         parts.append(f"{sch.compute_level} {sch.store_level} {sch.memory_type} "
                      f"{[(k, to_string(a), to_string(b)) for k, (a, b) in sch.bounds.items()]} "
-                     f"{sch.storage_order}")
+                     f"{sch.storage_order} {sorted(sch.trace)}")
         for c in fn.callees():
             if not hasattr(c, "definitions"):
                 parts.append(f"input {c.name()} {c.type()} {c.dimensions()}")

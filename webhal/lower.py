@@ -33,6 +33,7 @@ from webhal.passes import (
     simplify,
     sliding_window,
     storage_flattening,
+    tracing,
     unroll,
     vectorize,
 )
@@ -44,6 +45,7 @@ PASSES = [
     ("schedule functions", schedule_functions.run),
     ("bounds inference", bounds_inference.run),
     ("sliding window", sliding_window.run),
+    ("tracing", tracing.run),
     ("buffer checks", add_buffer_checks.run),
     ("storage flattening", storage_flattening.run),
     ("simplify", simplify.run),

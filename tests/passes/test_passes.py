@@ -61,6 +61,17 @@ def add_buffer_checks():
     return g, "wasm-32-wasmrt"
 
 
+def tracing():
+    """f traces its stores and g its realizations: a print per store, lines around g's
+    realization and production, and the pipeline's begin, tags and end."""
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x] = x * 2
+    g[x] = f[x] + 1
+    f.compute_root().trace_stores()
+    g.trace_realizations()
+    return g, CPU
+
+
 def storage_flattening():
     """A two-dimensional f computed at root: an allocation indexed with strides."""
     y = hl.Var("y")
@@ -131,7 +142,7 @@ def offload_gpu_loops():
     return g, GPU
 
 
-EXAMPLES = [schedule_functions, bounds_inference, sliding_window, add_buffer_checks,
+EXAMPLES = [schedule_functions, bounds_inference, sliding_window, tracing, add_buffer_checks,
             storage_flattening, simplify, partition_loops, lower_intrinsics, unroll, vectorize,
             find_intrinsics, offload_gpu_loops]
 

@@ -162,6 +162,7 @@ class FuncSchedule:
     bounds: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # var -> (min, extent)
     storage_order: list[str] | None = None
     where: SourceLocation | None = None  # of the latest compute_* directive
+    trace: set[str] = field(default_factory=set)  # of "stores", "loads", "realizations"
 
 
 def schedule_error(message: str, where: SourceLocation | None) -> ScheduleError:

@@ -290,6 +290,25 @@ class Func(Stage):
         fn.schedule.storage_order = names
         return self
 
+    # -- tracing -------------------------------------------------------------------------------
+
+    def _trace(self, what: str):
+        self._require_defined(f"trace_{what}").schedule.trace.add(what)
+        return self
+
+    def trace_stores(self):
+        """Print `Store f.0(x, y) = value` for every value computed (Halide's format)."""
+        return self._trace("stores")
+
+    def trace_loads(self):
+        """Print `Load f.0(x, y) = value` wherever another Func reads this one."""
+        return self._trace("loads")
+
+    def trace_realizations(self):
+        """Print where this Func's storage begins and ends and where it is produced and
+        consumed, with its region as (min, extent) per dimension."""
+        return self._trace("realizations")
+
     # -- running -------------------------------------------------------------------------------
 
     def realize(self, sizes=None, target=None):

@@ -9,8 +9,11 @@ are computed as one vector, so scans and histograms stay fast.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from webhal import abi
 from webhal.abi import out_of_bounds
 from webhal.errors import BufferError, CompileError
 from webhal.ir import nodes as ir
@@ -98,13 +101,21 @@ class Realizer:
                                "reference evaluator cannot realize such a cycle", self.where)
         region = self._grow_for_updates(fn, region)
         mins = [m for m, _ in region]
+        where = f"{fn.name}.0({', '.join(f'{m}, {e}' for m, e in region)})"
+        if "realizations" in fn.schedule.trace:
+            _say(f"Begin realization {where}", f"Produce {where}")
         data = self._pure(fn, region)
+        if "stores" in fn.schedule.trace:
+            grid = np.indices(data.shape).reshape(len(region), -1, order="F")
+            _trace_stores(fn, [g + m for g, m in zip(grid, mins)], data.ravel(order="F"))
         self.in_progress[key] = (mins, data)
         try:
             for d in fn.updates:
                 self._update(fn, d, mins, data)
         finally:
             del self.in_progress[key]
+        if "realizations" in fn.schedule.trace:
+            _say(f"End produce {where}", f"End realization {where}")
         self.cache[key] = (mins, data)
         return mins, data
 
@@ -210,6 +221,9 @@ class Realizer:
             values = np.broadcast_to(ev.eval(d.value), writes.shape)
             last = _last_occurrences(writes)
             data.reshape(-1)[writes[last]] = values[last]
+            if "stores" in fn.schedule.trace:
+                coords = np.unravel_index(writes, data.shape)
+                _trace_stores(fn, [c + m for c, m in zip(coords, mins)], values)
             return
         if _apply_as_reduction(fn, d, ev, writes, data):
             return
@@ -227,6 +241,35 @@ class Realizer:
         ends = [*bounds.tolist(), hi - lo]
         for s, e in zip(starts, ends):
             self._run_chunk(fn, d, mins, data, env, rcoords, lo + s, lo + e, level + 1)
+
+
+# -- tracing ---------------------------------------------------------------------------------------
+
+def _say(*lines: str) -> None:
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def _trace_stores(fn: Function, coords, values) -> None:
+    """`Store f.0(x, y) = v` per point, in the order given (as passes/tracing.py prints)."""
+    values = np.asarray(values)
+    if values.dtype == np.bool_:
+        values = values.astype(np.uint8)
+    kind = abi.print_kind(fn.type) if not fn.type.is_bool() else "u"
+    rows = zip(*[c.tolist() for c in coords], values.tolist())
+    _say(*(f"Store {fn.name}.0({', '.join(str(c) for c in row[:-1])}) = "
+           f"{abi.format_print(kind, [row[-1]])}" for row in rows))
+
+
+def traced_functions(outputs: list[Function]) -> list[Function]:
+    """The Functions the outputs depend on (themselves included) that trace anything."""
+    seen: dict[int, Function] = {}
+    todo = list(outputs)
+    while todo:
+        fn = todo.pop()
+        if id(fn) not in seen:
+            seen[id(fn)] = fn
+            todo += [c for c in fn.callees() if isinstance(c, Function)]
+    return [fn for fn in seen.values() if fn.schedule.trace]
 
 
 # -- reductions with colliding points -----------------------------------------------------------
