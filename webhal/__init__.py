@@ -16,6 +16,7 @@ from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
 from webhal.ir.types import Bool, Float, Handle, Int, Type, TypeCode, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
 from webhal.lang.buffer import Buffer
+from webhal.lang.callable import Callable
 from webhal.lang.evaluate import evaluate, evaluate_may_gpu
 from webhal.lang.expr import Expr
 from webhal.lang.func import Func, FuncRef, funcs
@@ -85,6 +86,7 @@ from webhal.lang.generator import (
     generator,
     registered_generators,
 )
+from webhal.lang.output_types import OutputFileType, StmtOutputFormat
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.printing import print, print_when  # noqa: A004 - Halide's names

@@ -119,11 +119,106 @@ def compile_to_llvm_assembly(pipeline, filename, arguments, fn_name, target=None
         f.write(str(compiled.object))
 
 
-def compile_to_lowered_stmt(pipeline, filename, arguments, fn_name="pipeline",
-                            target=None) -> None:
+def _stmt_format(fmt) -> str:
+    name = getattr(fmt, "name", fmt)
+    if name not in ("Text", "HTML"):
+        raise CompileError(f"unknown statement format {fmt!r}: use hl.StmtOutputFormat.Text or "
+                           ".HTML", user_location())
+    return name
+
+
+def lowered_stmt_text(module: Module, fmt="Text") -> str:
+    """The lowered statement of `module` as text, or as an HTML page (glue/stmt_html.py)."""
+    names = [a.name() for a in module.arguments] + [o.name for o in module.outputs]
+    text = (f"module name={module.name}, target={module.target}\n"
+            f"func {module.name}({', '.join(names)}) {{\n{stmt_to_string(module.body, 1)}}}\n")
+    if _stmt_format(fmt) == "Text":
+        return text
+    from webhal.glue.stmt_html import stmt_page
+    funcs = {f.name for f in module.outputs} | {n.name for n in _realized(module.body)}
+    return stmt_page(f"{module.name} ({module.target})", text, funcs)
+
+
+def _realized(s) -> list:
+    from webhal.ir import stmt as st
+    from webhal.ir.visitor import walk
+    return [n for n in walk(s) if isinstance(n, st.Realize | st.Allocate)]
+
+
+def compile_to_lowered_stmt(pipeline, filename, arguments, fmt="Text", target=None,
+                            fn_name="pipeline") -> None:
+    """Halide's (filename, arguments, fmt, target); webhal's older third argument, the
+    function's name, is still taken (a string), and a Target there is the target."""
+    if isinstance(fmt, str) and fmt not in ("Text", "HTML"):
+        fn_name, fmt = fmt, "Text"
+    elif fmt is not None and not hasattr(fmt, "name") and not isinstance(fmt, str):
+        target, fmt = fmt if target is None else target, "Text"  # a Target in third place
     t = _target(target)
     module = lower_for_aot(pipeline, arguments, fn_name, t)
-    names = [a.name() for a in module.arguments] + [o.name for o in module.outputs]
     with open(filename, "w") as f:
-        f.write(f"module name={fn_name}, target={t}\n"
-                f"func {fn_name}({', '.join(names)}) {{\n{stmt_to_string(module.body, 1)}}}\n")
+        f.write(lowered_stmt_text(module, fmt or "Text"))
+
+
+# What compile_to writes, by Halide's OutputFileType name, and compile_to_file's extensions.
+OUTPUT_FILES = {"object": ".o", "static_library": ".a", "c_header": ".h", "assembly": ".s",
+                "llvm_assembly": ".ll", "bitcode": ".bc", "stmt": ".stmt",
+                "stmt_html": ".stmt.html"}
+
+
+def compile_to(pipeline, outputs: dict, arguments, fn_name, target=None) -> None:
+    """Halide's compile_to: each {OutputFileType: path} written from one lowering."""
+    wanted = {getattr(k, "name", k): os.fspath(v) for k, v in outputs.items()}
+    for kind in wanted:
+        if kind not in OUTPUT_FILES:
+            raise CompileError(f"compile_to: webhal does not write OutputFileType.{kind}; it "
+                               f"writes {', '.join(OUTPUT_FILES)}", user_location())
+    t = _target(target)
+    module = lower_for_aot(pipeline, arguments, fn_name, t)
+    library = code = None
+    if wanted.keys() & {"object", "static_library"}:
+        library = codegen.compile(module, "library")
+    if wanted.keys() & {"assembly", "llvm_assembly", "bitcode"}:
+        code = codegen.compile(module, "code")
+    for kind, path in wanted.items():
+        match kind:
+            case "object":
+                with open(path, "wb") as f:
+                    f.write(emit_object(library.object, t))
+                _write_device_code(library, os.path.splitext(path)[0])
+            case "static_library":
+                _write_device_code(library, os.path.splitext(path)[0])
+                with tempfile.TemporaryDirectory(prefix="webhal-aot-") as tmp:
+                    obj = os.path.join(tmp, f"{module.name}.o")
+                    with open(obj, "wb") as f:
+                        f.write(emit_object(library.object, t))
+                    _archive([obj], os.path.abspath(path), t)
+            case "c_header":
+                with open(path, "w") as f:
+                    f.write(pipeline_header(module.name, entry_arguments(module)))
+            case "assembly":
+                with open(path, "w") as f:
+                    f.write(emit_assembly(code.object, t))
+            case "llvm_assembly":
+                with open(path, "w") as f:
+                    f.write(str(code.object))
+            case "bitcode":
+                with open(path, "wb") as f:
+                    f.write(code.object.as_bitcode())
+            case "stmt" | "stmt_html":
+                with open(path, "w") as f:
+                    f.write(lowered_stmt_text(module, "Text" if kind == "stmt" else "HTML"))
+
+
+def compile_to_file(pipeline, filename_prefix, arguments, fn_name=None, target=None) -> None:
+    """Halide's compile_to_file: <prefix>.o and <prefix>.h."""
+    fn_name = fn_name or os.path.basename(filename_prefix)
+    compile_to(pipeline, {"object": filename_prefix + ".o", "c_header": filename_prefix + ".h"},
+               arguments, fn_name, target)
+
+
+def compile_to_bitcode(pipeline, filename, arguments, fn_name=None, target=None) -> None:
+    """LLVM bitcode of the pipeline alone (no runtime), as compile_to_llvm_assembly's text."""
+    if fn_name is not None and not isinstance(fn_name, str):  # Halide's (file, args, target)
+        fn_name, target = None, fn_name
+    name = fn_name or os.path.splitext(os.path.basename(filename))[0]
+    compile_to(pipeline, {"bitcode": filename}, arguments, name, target)

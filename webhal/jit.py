@@ -98,7 +98,25 @@ def argument_values(pipeline, buffers, where) -> list:
 
 def realize_compiled(pipeline, buffers, target, where) -> None:
     compiled, lowered = compile_jit(pipeline, target)
-    code = compiled(argument_values(pipeline, buffers, where))
+    call(compiled, argument_values(pipeline, buffers, where), where)
+
+
+def compile_for_arguments(pipeline, arguments, target, name: str = "callable"):
+    """The pipeline compiled for `target` with its entry's inputs in the order of `arguments`
+    (ImageParams and Params), for compile_to_callable; not cached."""
+    outputs = [f.function() for f in pipeline.outputs()]
+    lowered = lower(outputs, pipeline.functions(), target, name, list(arguments))
+    if target.is_wasm:
+        from webhal.runners.wasmtime import WasmPipeline
+        return WasmPipeline(lowered)
+    from webhal.runners.host import HostPipeline
+    return HostPipeline(lowered)
+
+
+def call(compiled, values, where) -> None:
+    """Run a compiled pipeline on argument values in order; a runtime error is raised as the
+    exception Halide raises (HalideError, or BufferError for a buffer's mistakes)."""
+    code = compiled(values)
     if code != 0:
         err = compiled.take_error() if hasattr(compiled, "take_error") else None
         if err is None:

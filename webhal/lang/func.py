@@ -339,8 +339,21 @@ class Func(Stage):
     def compile_to_llvm_assembly(self, filename, arguments, fn_name, target=None):
         _pipeline(self).compile_to_llvm_assembly(filename, arguments, fn_name, target)
 
-    def compile_to_lowered_stmt(self, filename, arguments, fn_name="pipeline", target=None):
-        _pipeline(self).compile_to_lowered_stmt(filename, arguments, fn_name, target)
+    def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None,
+                                fn_name="pipeline"):
+        _pipeline(self).compile_to_lowered_stmt(filename, arguments, fmt, target, fn_name)
+
+    def compile_to(self, outputs, arguments, fn_name, target=None):
+        _pipeline(self).compile_to(outputs, arguments, fn_name, target)
+
+    def compile_to_file(self, filename_prefix, arguments, fn_name=None, target=None):
+        _pipeline(self).compile_to_file(filename_prefix, arguments, fn_name, target)
+
+    def compile_to_bitcode(self, filename, arguments, fn_name=None, target=None):
+        _pipeline(self).compile_to_bitcode(filename, arguments, fn_name, target)
+
+    def compile_to_callable(self, arguments, target=None):
+        return _pipeline(self).compile_to_callable(arguments, target)
 
     def print_loop_nest(self) -> None:
         _pipeline(self).print_loop_nest()

@@ -162,10 +162,36 @@ class Pipeline:
         self.validate_schedules()
         aot.compile_to_llvm_assembly(self, filename, arguments, fn_name, target)
 
-    def compile_to_lowered_stmt(self, filename, arguments, fn_name="pipeline", target=None):
+    def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None,
+                                fn_name="pipeline"):
+        """The lowered statement, as text or (hl.StmtOutputFormat.HTML) a page."""
         from webhal import aot
         self.validate_schedules()
-        aot.compile_to_lowered_stmt(self, filename, arguments, fn_name, target)
+        aot.compile_to_lowered_stmt(self, filename, arguments, fmt, target, fn_name)
+
+    def compile_to(self, outputs, arguments, fn_name, target=None):
+        """{hl.OutputFileType: path} written from one compilation (object, static_library,
+        c_header, assembly, llvm_assembly, bitcode, stmt, stmt_html)."""
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to(self, outputs, arguments, fn_name, target)
+
+    def compile_to_file(self, filename_prefix, arguments, fn_name=None, target=None):
+        """<prefix>.o and <prefix>.h."""
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_file(self, filename_prefix, arguments, fn_name, target)
+
+    def compile_to_bitcode(self, filename, arguments, fn_name=None, target=None):
+        from webhal import aot
+        self.validate_schedules()
+        aot.compile_to_bitcode(self, filename, arguments, fn_name, target)
+
+    def compile_to_callable(self, arguments, target=None):
+        """An hl.Callable: call it with the arguments' values in order, then the outputs."""
+        from webhal.lang.callable import Callable
+        t = get_jit_target_from_environment() if target is None else Target(target)
+        return Callable(self, arguments, t)
 
     # -- schedule checks -----------------------------------------------------------------------
 

@@ -1,0 +1,63 @@
+"""hl.Callable: what Pipeline.compile_to_callable returns, a compiled pipeline called with
+Buffers and numbers in the order of its arguments, then its output Buffers (as in Halide)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from webhal.errors import ArgumentError, user_location
+from webhal.target import get_host_target
+
+
+class Callable:
+    def __init__(self, pipeline, arguments, target):
+        from webhal.aot import lower_for_aot
+        self._pipeline = pipeline
+        self._arguments = list(arguments)
+        self._target = target
+        outputs = list(pipeline.outputs())
+        self._names = [a.name() for a in self._arguments] + [f.name() for f in outputs]
+        pipeline.validate_schedules()
+        self._compiled = None
+        if target.is_reference:  # lowered only to check the arguments cover the inputs
+            lower_for_aot(pipeline, self._arguments, "callable", get_host_target())
+        else:
+            from webhal.jit import compile_for_arguments
+            lower_for_aot(pipeline, self._arguments, "callable", target)
+            self._compiled = compile_for_arguments(pipeline, self._arguments, target)
+
+    def __call__(self, *args, **kwargs):
+        """Run the pipeline: each argument by position or by name, the outputs last."""
+        where = user_location()
+        if len(args) > len(self._names):
+            raise ArgumentError(f"this Callable takes {len(self._names)} arguments "
+                                f"({', '.join(self._names)}), not {len(args)}", where)
+        values = dict(zip(self._names, args))
+        for k, v in kwargs.items():
+            if k not in self._names:
+                raise ArgumentError(f"this Callable has no argument {k!r}; its arguments are "
+                                    f"{', '.join(self._names)}", where)
+            if k in values:
+                raise ArgumentError(f"argument {k!r} given twice", where)
+            values[k] = v
+        missing = [n for n in self._names if n not in values]
+        if missing:
+            raise ArgumentError(f"this Callable was not given {', '.join(missing)}", where)
+        ordered = [values[n] for n in self._names]
+        inputs, outputs = ordered[:len(self._arguments)], ordered[len(self._arguments):]
+        if self._compiled is None:
+            self._run_reference(inputs, outputs, where)
+            return
+        from webhal.jit import call
+        converted = []
+        for a, v in zip(self._arguments, inputs):
+            if not hasattr(a, "dimensions") and a.type().is_float() and a.type().bits == 16:
+                v = int(np.float16(v).view(np.uint16))
+            converted.append(v)
+        call(self._compiled, converted + outputs, where)
+
+    def _run_reference(self, inputs, outputs, where) -> None:
+        from webhal.reference import realize_into
+        for a, v in zip(self._arguments, inputs):
+            a.set(v)
+        realize_into([f.function() for f in self._pipeline.outputs()], outputs, where)
