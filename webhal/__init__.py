@@ -86,6 +86,7 @@ from webhal.lang.generator import (
     generator,
     registered_generators,
 )
+from webhal.lang.generator_main import main
 from webhal.lang.output_types import OutputFileType, StmtOutputFormat
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
