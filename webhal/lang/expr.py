@@ -20,6 +20,7 @@ import warnings
 
 from webhal.errors import _PACKAGE_DIR, CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir.ops import cast_node, make_const, wrap_int
 from webhal.ir.printer import to_string
 from webhal.ir.types import Bool, Float, Int, Type, TypeCode, type_of_dtype
@@ -211,13 +212,26 @@ def _constant_beside(value, other: ir.Expr) -> ir.Expr:
     return to_node(value, like=other.type.element_of())
 
 
+_EXACT = {ir.Add: lambda p, q: p + q, ir.Sub: lambda p, q: p - q, ir.Mul: lambda p, q: p * q}
+
+
 def binary(op: type, a, b) -> Expr:
     an, bn = _operands(a, b)
     an, bn = match_types(an, bn)
+    p, q = ops.as_const(an), ops.as_const(bn)
+    if op in _EXACT and p is not None and q is not None and an.type.is_int() and \
+            an.type.bits >= 32 and not an.type.can_represent(_EXACT[op](p, q)):
+        # Halide refuses it too: signed overflow of 32 and 64 bits is undefined behaviour there
+        raise CompileError(f"{_show(an)} {_SYMBOL[op]} {_show(bn)} overflows {an.type} (it is "
+                           f"{_EXACT[op](p, q)}); signed 32- and 64-bit overflow is undefined, "
+                           "as in Halide: use a wider or an unsigned type", user_location())
     if op in (ir.Div, ir.Mod) and an.type.is_bool():
         raise CompileError(f"cannot divide booleans: {_show(an)} {'/' if op is ir.Div else '%'} "
                            f"{_show(bn)}", user_location())
     return Expr(op(an, bn))
+
+
+_SYMBOL = {ir.Add: "+", ir.Sub: "-", ir.Mul: "*"}
 
 
 def logical_or_bitwise(logical: type, intrinsic: str, a, b) -> Expr:
