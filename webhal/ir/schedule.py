@@ -163,6 +163,10 @@ class FuncSchedule:
     storage_order: list[str] | None = None
     where: SourceLocation | None = None  # of the latest compute_* directive
     trace: set[str] = field(default_factory=set)  # of "stores", "loads", "realizations"
+    # Wrapper Functions made by Func.in_: by id of the consumer Function, None for all of them.
+    wrappers: dict[int | None, Any] = field(default_factory=dict)
+    memoized: bool = False  # Func.memoize(): recorded; webhal computes every time (no cache)
+    is_async: bool = False  # Func.async_(): recorded; computed in order, as without it
 
 
 def schedule_error(message: str, where: SourceLocation | None) -> ScheduleError:

@@ -290,6 +290,69 @@ class Func(Stage):
         fn.schedule.storage_order = names
         return self
 
+    # -- wrappers, clones and other directives ---------------------------------------------------
+
+    def in_(self, consumer=None) -> Func:
+        """A wrapper of this Func: a Func that only reads it, `f_in_g(x, ...) = f(x, ...)`,
+        read by `consumer` (a Func, or a list of them) instead of this Func, or by every
+        consumer when none is given (`f_global_wrapper`). Schedule the wrapper on its own, e.g.
+        to copy a tile of f into a small buffer. Asking twice gives the same wrapper."""
+        from webhal.lang.wrappers import redirect_definitions
+        fn = self._require_defined("in_")
+        if isinstance(consumer, (list, tuple)):
+            wrappers = {id(self.in_(c).function()): self.in_(c) for c in consumer}
+            if len(wrappers) > 1:
+                raise CompileError("in_ with a list of consumers: each already has a wrapper of "
+                                   f"its own of Func {self.name()}", user_location())
+            return next(iter(wrappers.values()))
+        key = None if consumer is None else id(consumer.function())
+        if key is not None and consumer.function() is fn:
+            raise CompileError(f"Func {self.name()} cannot be wrapped in itself",
+                               user_location())
+        made = fn.schedule.wrappers.get(key)
+        if made is not None:
+            return Func._of(made)
+        name = f"{fn.name}_global_wrapper" if consumer is None else \
+            f"{fn.name}_in_{consumer.name()}"
+        wrapper = Func(name)
+        vars_ = [Var(a) for a in fn.pure_args]
+        wrapper[vars_] = self[vars_]
+        fn.schedule.wrappers[key] = wrapper.function()
+        if consumer is not None:
+            redirect_definitions(consumer.function(), fn, wrapper.function())
+        return wrapper
+
+    def clone_in(self, consumer) -> Func:
+        """A copy of this Func (definitions and schedule as they are now) that `consumer` (a
+        Func or a list of them) reads instead of this one, scheduled on its own from then on."""
+        from webhal.lang.wrappers import clone_definitions, redirect_definitions
+        fn = self._require_defined("clone_in")
+        consumers = list(consumer) if isinstance(consumer, (list, tuple)) else [consumer]
+        clone = Func(f"{fn.name}_clone_in_{consumers[0].name()}")
+        clone_definitions(fn, clone.function())
+        for c in consumers:
+            redirect_definitions(c.function(), fn, clone.function())
+        return clone
+
+    @staticmethod
+    def _of(function: Function) -> Func:
+        f = Func.__new__(Func)
+        f._function = function
+        Stage.__init__(f, function, 0)
+        return f
+
+    def memoize(self, eviction_key=None) -> Func:
+        """Accepted as in Halide; webhal keeps no cache between runs, so a memoized Func is
+        computed every time (the results are the same)."""
+        self._require_defined("memoize").schedule.memoized = True
+        return self
+
+    def async_(self) -> Func:
+        """Accepted as in Halide; webhal computes the Func in order, as if it were not async
+        (the results are the same)."""
+        self._require_defined("async_").schedule.is_async = True
+        return self
+
     # -- tracing -------------------------------------------------------------------------------
 
     def _trace(self, what: str):

@@ -6,7 +6,16 @@ from webhal.ir.function import Function
 
 
 def functions_of(outputs: list[Function]) -> list[Function]:
-    """Every Function the outputs depend on, producers before consumers."""
+    """Every Function the outputs depend on, producers before consumers (after pointing the
+    consumers of a Func with a global wrapper, f.in_(), at the wrapper)."""
+    from webhal.lang.wrappers import apply_global_wrappers
+    found = _functions_of(outputs)
+    while apply_global_wrappers(found):
+        found = _functions_of(outputs)
+    return found
+
+
+def _functions_of(outputs: list[Function]) -> list[Function]:
     order: list[Function] = []
     state: dict[int, str] = {}
 

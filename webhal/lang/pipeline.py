@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 from webhal.errors import ArgumentError, BufferError, CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import Function
+from webhal.ir.printer import to_string
 from webhal.ir.schedule import ForType, LoopLevel
 from webhal.ir.visitor import calls
 from webhal.lang.buffer import Buffer
+from webhal.lang.expr import _user_stacklevel
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
 from webhal.passes.context import computed_in_place
@@ -207,6 +211,9 @@ class Pipeline:
             in_block = _computed_in_gpu_block(fn, by_id)
             for d in fn.definitions:  # outputs too: they are the Funcs most often put on a GPU
                 _check_gpu_nesting(fn, d, in_block)
+            if s.bounds and id(fn) not in outputs and s.compute_level.is_inlined() and \
+                    not fn.updates:
+                _warn_bound_inlined(fn)
             if id(fn) in outputs:
                 if not s.compute_level.is_inlined() and not s.compute_level.is_root():
                     raise ScheduleError(f"Func {fn.name} is an output of the pipeline and is "
@@ -279,6 +286,15 @@ class Pipeline:
         for fn in roots:
             emit(fn, 0)
         return "\n".join(lines) + "\n"
+
+
+def _warn_bound_inlined(fn: Function) -> None:
+    """Halide's warning: a bound on a Func computed inline constrains nothing."""
+    for var, (lo, extent) in fn.schedule.bounds.items():
+        warnings.warn(f"It is meaningless to bound dimension {var} of Func {fn.name} to "
+                      f"[{to_string(lo)}, {to_string(extent)}] (min, extent): it is computed "
+                      "inline; compute it at root or at a loop of its consumer for the bound "
+                      "to apply", RuntimeWarning, stacklevel=_user_stacklevel())
 
 
 def _compute_site(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel]) -> LoopLevel:
