@@ -1,0 +1,149 @@
+"""Run a Program in Halide and in webhal, and say how they compare.
+
+Halide runs on this machine's CPU with `strict_float` (no fused multiply-adds, so float results
+are the correctly rounded ones webhal gives). What a program means is what Halide computes with
+no schedule (every Func inline): a schedule never changes values, and Halide's scheduled run
+sometimes does (a bug of Halide's; the report counts those). The scheduled run tells whether
+Halide accepts the schedule; a GPU schedule is compiled (not run) for Halide's `host-webgpu`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+import webhal
+
+from .program import Program
+
+CPU_TARGETS = ["reference", "host", "wasm-32-wasmrt", "wasm-32-wasmrt-wasm_simd128"]
+GPU_TARGETS = ["host-webgpu"]
+
+# Float outputs that went through math functions: their last bits differ between libm,
+# Halide's polynomials and the GPU's built-ins; cancellation later makes that absolute.
+RTOL, ATOL_SCALE = 1e-4, 1e-5
+
+
+@dataclass
+class Outcome:
+    """What one engine made of a program: values, or the error it raised."""
+    engine: str
+    values: np.ndarray | None = None
+    error: str = ""
+    schedule_changes_values: bool = False  # Halide's scheduled run differs from its meaning
+
+    @property
+    def ok(self) -> bool:
+        return self.values is not None
+
+
+# Halide's refusals that webhal does not share, on purpose (docs/semantics.md): a program
+# Halide refuses for one of these and webhal runs is `accepted_on_purpose`; any other refusal
+# of Halide's that webhal's compiled targets do not share is a finding (`accepted`).
+ACCEPTED_ON_PURPOSE = {
+    # realize(sizes) enlarges the output to what every stage writes (Halide's bounds query
+    # leaves out some update stages and unrolled tails, then refuses its own buffer)
+    r"Output buffer \S+ is accessed at -?\d+, which is (beyond the max|before the min)":
+        "realize enlarges the output",
+    # Halide's WGSL has no 8/16-bit values in some places; webhal packs them in words
+    r"Invalid integer bitwidth for WGSL": "narrow types on WebGPU",
+}
+
+
+@dataclass
+class Verdict:
+    seed: int
+    target: str
+    # agree | mismatch | dtype | refused | accepted | accepted_on_purpose | both_refused
+    kind: str
+    detail: str = ""
+
+    @property
+    def bad(self) -> bool:
+        """A finding: a wrong value, a program Halide runs and webhal refuses, or one Halide
+        refuses and a compiled target runs, not on purpose."""
+        return self.kind in ("mismatch", "refused", "dtype", "accepted")
+
+
+def _error(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) < 600 else text[:600] + " ..."
+
+
+def run_halide(program: Program) -> Outcome:
+    import halide
+    target = halide.Target("host-strict_float")
+    try:
+        scheduled = program.build(halide, schedule=True)
+        if program.gpu:
+            with tempfile.TemporaryDirectory() as tmp:
+                scheduled.compile_to_lowered_stmt(os.path.join(tmp, "p.stmt"), [],
+                                                  halide.StmtOutputFormat.Text,
+                                                  halide.Target("host-webgpu"))
+        else:
+            got = np.array(np.asarray(scheduled.realize(list(program.size), target)))
+        meaning = program.build(halide, schedule=False).realize(list(program.size), target)
+        out = Outcome("halide", np.array(np.asarray(meaning)))
+        if not program.gpu:
+            out.schedule_changes_values = not _same(program, got, out.values).all()
+        return out
+    except Exception as exc:  # noqa: BLE001 - Halide's refusal is an outcome
+        return Outcome("halide", error=_error(exc))
+
+
+def _same(program: Program, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where a and b agree: bit for bit, or within the tolerance of inexact floats."""
+    if a.dtype.kind == "f" and not program.exact:
+        scale = float(np.nanmax(np.abs(b))) if b.size else 0.0
+        return np.isclose(a, b, rtol=RTOL, atol=ATOL_SCALE * max(scale, 1.0), equal_nan=True)
+    if a.dtype.kind == "f":
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def run_webhal(program: Program, target: str) -> Outcome:
+    try:
+        out = program.build(webhal, schedule=target != "reference" or not program.gpu)
+        result = out.realize(list(program.size), webhal.Target(target))
+        return Outcome(target, np.array(np.asarray(result)))
+    except webhal.HalideError as exc:
+        return Outcome(target, error=_error(exc))
+
+
+def compare(program: Program, want: Outcome, got: Outcome) -> Verdict:
+    v = Verdict(program.seed, got.engine, "agree")
+    if not want.ok:
+        v.kind = "accepted" if got.ok else "both_refused"
+        v.detail = want.error if got.ok else f"Halide: {want.error}\nwebhal: {got.error}"
+        if got.ok and (got.engine == "reference" or any(
+                re.search(p, want.error) for p in ACCEPTED_ON_PURPOSE)):
+            v.kind = "accepted_on_purpose"  # (the reference evaluator ignores schedules)
+        return v
+    if not got.ok:
+        v.kind, v.detail = "refused", got.error
+        return v
+    a, b = got.values, want.values
+    if a.dtype != b.dtype or a.shape != b.shape:
+        v.kind = "dtype"
+        v.detail = f"webhal {a.dtype}{a.shape}, Halide {b.dtype}{b.shape}"
+        return v
+    same = _same(program, a, b)
+    if not same.all():
+        where = np.argwhere(~same)
+        first = [f"at {tuple(int(i) for i in p[::-1])} (x first): webhal {a[tuple(p)]!r}, "
+                 f"Halide {b[tuple(p)]!r}" for p in where[:4]]
+        v.kind = "mismatch"
+        v.detail = f"{len(where)} of {a.size} values differ\n" + "\n".join(first)
+    return v
+
+
+def check(program: Program, targets: list[str]) -> tuple[list[Verdict], bool]:
+    """Verdicts of `program` on each of `targets` against Halide, and whether Halide's own
+    schedule changed its values."""
+    want = run_halide(program)
+    return ([compare(program, want, run_webhal(program, t)) for t in targets],
+            want.schedule_changes_values)
