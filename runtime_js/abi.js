@@ -30,6 +30,8 @@ export const ERROR_CODE = Object.freeze({
   device_malloc_failed: -16,
   internal_error: -22,
   device_run_failed: -23,
+  requirement_failed: -27,
+  specialize_fail: -31,
   host_is_null: -34,
   bad_dimensions: -43,
 });
@@ -117,6 +119,7 @@ export const ERROR_FUNCTIONS = Object.freeze({
     ],
     code: -2,
   },
+  halide_error_specialize_fail: {params: [["message", "string"]], code: -31},
 });
 
 // webhal_gpu_* functions: [name, kind] of each parameter after user_context, and the code each

@@ -142,6 +142,8 @@ ERROR_CODES = {
     "device_malloc_failed": -16,
     "internal_error": -22,
     "device_run_failed": -23,
+    "requirement_failed": -27,
+    "specialize_fail": -31,
     "host_is_null": -34,
     "bad_dimensions": -43,
 }
@@ -167,12 +169,27 @@ ERROR_FUNCTIONS = {
     "halide_error_explicit_bounds_too_small": (
         ("func_name", "string"), ("var_name", "string"), ("min_bound", "int32"),
         ("max_bound", "int32"), ("min_required", "int32"), ("max_required", "int32")),
+    "halide_error_specialize_fail": (("message", "string"),),
 }
+
+# Pipeline.add_requirement's check: the message is pieces packed as webhal_print's (below), so
+# that it can show values; returns ERROR_CODES["requirement_failed"].
+REQUIREMENT_FUNCTION = "webhal_error_requirement_failed"
+REQUIREMENT_PARAMS = (("condition", "string"), ("kinds", "string"), ("values", "pointer"))
 
 
 def error_code(function: str) -> int:
     """The code a runtime error function returns (generic_error for one webhal does not know)."""
+    if function == REQUIREMENT_FUNCTION:
+        return ERROR_CODES["requirement_failed"]
     return ERROR_CODES.get(function.removeprefix("halide_error_"), ERROR_CODES["generic_error"])
+
+
+def requirement_message(condition: str, message: str) -> str:
+    """What webhal_error_requirement_failed reports (Halide's words)."""
+    wrapped = condition if condition.startswith("(") and condition.endswith(")") else \
+        f"({condition})"
+    return f"Requirement Failed: {wrapped} {message}"
 
 
 def string_parameters(function: str) -> tuple[int, ...]:
@@ -300,6 +317,9 @@ def error_message(function: str, args: list) -> tuple[str, type[HalideError]]:
                     "bound()'s region or change the bound()"), BufferError
         case "halide_error_out_of_memory":
             return "out of memory while running the pipeline", HalideError
+        case "halide_error_specialize_fail":
+            return ("A schedule specialized with specialize_fail() was chosen: "
+                    f"{args[0]}"), HalideError
     return f"{function}{tuple(args)}", HalideError
 
 

@@ -30,7 +30,8 @@ def _target(target):
 def lower_for_aot(pipeline, arguments, fn_name: str, target) -> Module:
     outputs = [f.function() for f in pipeline.outputs()]
     functions = pipeline.functions()
-    module = lower(outputs, functions, target, fn_name, arguments)
+    module = lower(outputs, functions, target, fn_name, arguments,
+                   tuple(getattr(pipeline, "_requirements", ())))
     declared = {id(a) for a in module.arguments}
     for obj in [*module.images.values(), *module.params.values()]:
         if id(obj) not in declared:

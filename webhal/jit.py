@@ -34,6 +34,8 @@ def fingerprint(pipeline, target) -> tuple:
     """What a compiled pipeline depends on: definitions, schedules, inputs and the target. Cheap
     to compute (no lowering), so realizing an unchanged pipeline again costs little."""
     parts = [str(target)]
+    for condition, pieces in requirements_of(pipeline):
+        parts.append("require " + ",".join(_typed(e) for e in (condition, *pieces)))
     for fn in pipeline.functions():
         parts.append(f"{fn.name}({','.join(fn.pure_args)})")
         for d in fn.definitions:
@@ -43,6 +45,10 @@ def fingerprint(pipeline, target) -> tuple:
                 parts.append(f"rdom {r.name} {[_typed(e) for e in (*r.mins, *r.extents)]} "
                              f"{[_typed(p) for p in r.predicates]}")
             parts.append(repr(d.schedule))
+            for s in d.specializations:
+                parts.append(f"specialize {_typed(s.condition)} {s.schedule!r}")
+            if d.specialize_fail is not None:
+                parts.append(f"specialize_fail {d.specialize_fail!r}")
         sch = fn.schedule
         parts.append(f"{sch.compute_level} {sch.store_level} {sch.memory_type} "
                      f"{[(k, to_string(a), to_string(b)) for k, (a, b) in sch.bounds.items()]} "
@@ -53,6 +59,11 @@ def fingerprint(pipeline, target) -> tuple:
     return tuple(parts)
 
 
+def requirements_of(pipeline) -> tuple:
+    """Pipeline.add_requirement's (condition, message pieces)."""
+    return tuple(getattr(pipeline, "_requirements", ()))
+
+
 def compile_jit(pipeline, target, name: str = "pipeline"):
     """The compiled pipeline and its lowered Module (from the cache when unchanged)."""
     key = fingerprint(pipeline, target)
@@ -61,7 +72,8 @@ def compile_jit(pipeline, target, name: str = "pipeline"):
         _CACHE.move_to_end(key)
         return hit
     outputs = [f.function() for f in pipeline.outputs()]
-    lowered = lower(outputs, pipeline.functions(), target, name)
+    lowered = lower(outputs, pipeline.functions(), target, name,
+                    requirements=requirements_of(pipeline))
     if target.is_wasm:
         from webhal.runners.wasmtime import WasmPipeline
         compiled = WasmPipeline(lowered)
@@ -105,7 +117,8 @@ def compile_for_arguments(pipeline, arguments, target, name: str = "callable"):
     """The pipeline compiled for `target` with its entry's inputs in the order of `arguments`
     (ImageParams and Params), for compile_to_callable; not cached."""
     outputs = [f.function() for f in pipeline.outputs()]
-    lowered = lower(outputs, pipeline.functions(), target, name, list(arguments))
+    lowered = lower(outputs, pipeline.functions(), target, name, list(arguments),
+                    requirements_of(pipeline))
     if target.is_wasm:
         from webhal.runners.wasmtime import WasmPipeline
         return WasmPipeline(lowered)

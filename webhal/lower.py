@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
+from webhal import abi
 from webhal.analysis.boxes import boxes_provided, boxes_required
 from webhal.debug import debug_level
 from webhal.errors import CompileError, ScheduleError, user_location
@@ -21,6 +22,7 @@ from webhal.ir.function import Function
 from webhal.ir.module import Module
 from webhal.ir.printer import stmt_to_string, to_string
 from webhal.ir.schedule import DeviceAPI, ForType
+from webhal.ir.types import Int
 from webhal.ir.visitor import per_node, substitute, walk
 from webhal.passes import (
     add_buffer_checks,
@@ -153,17 +155,32 @@ def check_gpu_loops(functions: list[Function], target) -> None:
 
 
 def lower(outputs: list[Function], functions: list[Function], target, name: str,
-          arguments: list | None = None) -> Module:
+          arguments: list | None = None, requirements: tuple = ()) -> Module:
     """The Module of the pipeline computing `outputs` (Functions in `functions`, producers
     first) for `target`; `arguments` orders the entry function's inputs (by default, the
-    images and params the definitions read, in order of first use)."""
+    images and params the definitions read, in order of first use). `requirements` are
+    Pipeline.add_requirement's (condition, message pieces), checked first."""
     check_gpu_loops(functions, target)
     images, params = gather_inputs(functions)
+    for condition, pieces in requirements:
+        for node in (condition, *pieces):
+            for kind, n, obj in _inputs_in(node):
+                _add_input(images if kind == "image" else params, n, obj, outputs[0])
     ctx = LowerContext(outputs, functions, target, images, params)
     if arguments is None:
         arguments = [*images.values(), *params.values()]
-    s = _run_passes(PASSES, ctx)
+    s = st.block(*(_requirement(c, p) for c, p in requirements), _run_passes(PASSES, ctx))
     return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
+
+
+def _requirement(condition: ir.Expr, pieces) -> st.Stmt:
+    """The check of one Pipeline.add_requirement: the error call names the condition and
+    formats the message's pieces at run time (abi.REQUIREMENT_FUNCTION)."""
+    text = to_string(condition)
+    text = text if text.startswith("(") and text.endswith(")") else f"({text})"
+    call = ir.Call(Int(32), abi.REQUIREMENT_FUNCTION, (ir.StringImm(text), *pieces),
+                   ir.CallType.RUNTIME)
+    return st.AssertStmt(condition, call)
 
 
 def _run_passes(passes, ctx: LowerContext) -> st.Stmt:

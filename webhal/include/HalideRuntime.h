@@ -72,6 +72,8 @@ enum halide_error_code_t {
     halide_error_code_device_malloc_failed = -16,
     halide_error_code_internal_error = -22,
     halide_error_code_device_run_failed = -23,
+    halide_error_code_requirement_failed = -27,
+    halide_error_code_specialize_fail = -31,
     halide_error_code_host_is_null = -34,
     halide_error_code_bad_dimensions = -43
 };
@@ -105,6 +107,7 @@ int halide_error_explicit_bounds_too_small(void *user_context, const char *func_
                                            const char *var_name, int32_t min_bound,
                                            int32_t max_bound, int32_t min_required,
                                            int32_t max_required);
+int halide_error_specialize_fail(void *user_context, const char *message);
 
 #ifdef __cplusplus
 }

@@ -29,14 +29,26 @@ _AXES = "xyzw"
 
 
 @dataclass(eq=False)
+class Specialization:
+    """Stage.specialize(condition): where `condition` holds, the stage runs with `schedule`."""
+
+    condition: ir.Expr
+    schedule: StageSchedule
+
+
+@dataclass(eq=False)
 class Definition:
-    """One definition: `args` on the left, `value` on the right. Stage 0 is the pure one."""
+    """One definition: `args` on the left, `value` on the right. Stage 0 is the pure one.
+    `specializations` are tried in order before `schedule`; with `specialize_fail` set, the
+    pipeline fails with that message instead of running `schedule`."""
 
     args: tuple[ir.Expr, ...]
     value: ir.Expr
     schedule: StageSchedule
     rdom: ReductionDomain | None = None
     where: SourceLocation | None = None
+    specializations: list[Specialization] = field(default_factory=list)
+    specialize_fail: str | None = None
 
 
 @dataclass(eq=False)

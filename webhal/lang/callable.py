@@ -60,4 +60,5 @@ class Callable:
         from webhal.reference import realize_into
         for a, v in zip(self._arguments, inputs):
             a.set(v)
-        realize_into([f.function() for f in self._pipeline.outputs()], outputs, where)
+        realize_into([f.function() for f in self._pipeline.outputs()], outputs, where,
+                     tuple(getattr(self._pipeline, "_requirements", ())))

@@ -11,7 +11,7 @@ from webhal.ir.printer import to_string
 from webhal.ir.schedule import ForType, LoopLevel
 from webhal.ir.visitor import calls
 from webhal.lang.buffer import Buffer
-from webhal.lang.expr import _user_stacklevel
+from webhal.lang.expr import _user_stacklevel, to_node
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
 from webhal.passes.context import computed_in_place
@@ -29,6 +29,7 @@ class Pipeline:
         for f in outs:
             f._require_defined("a Pipeline")
         self._outputs = list(outs)
+        self._requirements: list[tuple[ir.Expr, list[ir.Expr]]] = []
 
     def outputs(self):
         return list(self._outputs)
@@ -73,7 +74,8 @@ class Pipeline:
         self.validate_schedules()
         buffers = self._output_buffers(sizes, where)
         if target.is_reference:
-            realize_into([f.function() for f in self._outputs], buffers, where)
+            realize_into([f.function() for f in self._outputs], buffers, where,
+                         tuple(self._requirements))
         else:
             from webhal.jit import realize_compiled
             given = self._given_buffers(sizes)
@@ -131,6 +133,19 @@ class Pipeline:
                                   f"got {len(sizes)} sizes {sizes}", where)
             out.append(Buffer(f.type(), sizes, name=f.name()))
         return out
+
+    def add_requirement(self, condition, *message) -> None:
+        """Check `condition` (of Params and input sizes) before the pipeline runs; where it
+        fails, raise HalideError "Requirement Failed: (condition) message", the message's
+        Exprs and strings printed as hl.print prints them. Compiled code checks it too."""
+        from webhal.lang.printing import _piece
+        cond = to_node(condition)
+        if not cond.type.is_bool():
+            raise CompileError(f"add_requirement needs a bool condition, not {cond.type}",
+                               user_location())
+        pieces = [_piece(m) for m in message]
+        spaced = [p for i, m in enumerate(pieces) for p in ([ir.StringImm(" ")] * (i > 0) + [m])]
+        self._requirements.append((cond, spaced))
 
     # -- compiling -----------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from webhal.errors import user_location
 from webhal.ir.schedule import (
     DeviceAPI,
@@ -35,6 +37,37 @@ class Stage:
 
     def _sched(self) -> StageSchedule:
         return self._function.definitions[self._index].schedule
+
+    # -- specializations -----------------------------------------------------------------------
+
+    def specialize(self, condition) -> Stage:
+        """A copy of this stage's schedule that runs where `condition` (of Params) holds; the
+        Stage returned schedules that copy (`f.specialize(w > 8).vectorize(x, 8)`), this one
+        keeps scheduling the stage otherwise. Conditions are tried in the order given."""
+        from webhal.ir.function import Specialization
+        cond = to_node(condition)
+        if not cond.type.is_bool():
+            raise schedule_error(f"specialize needs a bool condition, not {cond.type}",
+                                 user_location())
+        d = self._function.definitions[self._index]
+        if d.specialize_fail is not None:
+            raise schedule_error(f"Func {self._stage_name()} already has specialize_fail(); "
+                                 "it must be the last specialization", user_location())
+        for s in d.specializations:
+            if s.condition == cond:
+                return _SpecializedStage(self._function, self._index, s.schedule)
+        sched = copy.deepcopy(self._sched())
+        d.specializations.append(Specialization(cond, sched))
+        return _SpecializedStage(self._function, self._index, sched)
+
+    def specialize_fail(self, message: str) -> None:
+        """Where no earlier specialize() condition holds, the pipeline fails with HalideError
+        "A schedule specialized with specialize_fail() was chosen: message"."""
+        d = self._function.definitions[self._index]
+        if d.specialize_fail is not None:
+            raise schedule_error(f"Func {self._stage_name()} already has specialize_fail()",
+                                 user_location())
+        d.specialize_fail = str(message)
 
     def _stage_name(self) -> str:
         f = self._function
@@ -247,3 +280,13 @@ class Stage:
     def name(self) -> str:
         return self._stage_name()
 
+
+class _SpecializedStage(Stage):
+    """The Stage Stage.specialize returns: its directives change the specialization's copy."""
+
+    def __init__(self, function, index: int, schedule: StageSchedule):
+        super().__init__(function, index)
+        self._specialized = schedule
+
+    def _sched(self) -> StageSchedule:
+        return self._specialized

@@ -8,6 +8,8 @@ around the innermost statement, in terms of the loops.
 
 from __future__ import annotations
 
+import dataclasses
+
 from webhal.errors import ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -171,7 +173,23 @@ def _tail(fn: Function, si: int, d: Definition, s: Split) -> TailStrategy:
 
 
 def produce(fn: Function, ctx: LowerContext) -> st.Stmt:
-    return st.block(*(_stage_nest(fn, i, d, ctx) for i, d in enumerate(fn.definitions)))
+    return st.block(*(_specialized(fn, i, d, ctx) for i, d in enumerate(fn.definitions)))
+
+
+def _specialized(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.Stmt:
+    """The stage's loop nest; with specializations, an if/else chain of one nest per
+    specialized schedule, the stage's own schedule (or its specialize_fail) last."""
+    if d.specialize_fail is None:
+        nest = _stage_nest(fn, si, d, ctx)
+    else:
+        fail = ir.Call(Int(32), "halide_error_specialize_fail",
+                       (ir.StringImm(d.specialize_fail),), ir.CallType.RUNTIME)
+        nest = st.AssertStmt(ops.const(0, Bool()), fail)
+    for s in reversed(d.specializations):
+        nest = st.IfThenElse(s.condition,
+                             _stage_nest(fn, si, dataclasses.replace(d, schedule=s.schedule),
+                                         ctx), nest)
+    return nest
 
 
 def _wrap_loop(s: st.Stmt, loop: str, wrap) -> tuple[st.Stmt, bool]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from webhal import abi
 from webhal.abi import out_of_bounds
-from webhal.errors import BufferError, CompileError
+from webhal.errors import BufferError, CompileError, HalideError
 from webhal.ir import nodes as ir
 from webhal.ir.function import Definition, Function
 from webhal.ir.visitor import calls, walk
@@ -99,6 +99,7 @@ class Realizer:
         if key in self.in_progress:
             raise CompileError(f"Func {fn.name} depends on itself through other Funcs; the "
                                "reference evaluator cannot realize such a cycle", self.where)
+        self._check_specialize_fail(fn)
         region = self._grow_for_updates(fn, region)
         mins = [m for m, _ in region]
         where = f"{fn.name}.0({', '.join(f'{m}, {e}' for m, e in region)})"
@@ -118,6 +119,17 @@ class Realizer:
             _say(f"End produce {where}", f"End realization {where}")
         self.cache[key] = (mins, data)
         return mins, data
+
+    def _check_specialize_fail(self, fn: Function) -> None:
+        """Schedules do not change the reference's values, but a stage whose specialize()
+        conditions all fail under specialize_fail() fails here as in compiled code."""
+        for d in fn.definitions:
+            if d.specialize_fail is None:
+                continue
+            ev = Evaluator(self, {})
+            if not any(bool(ev.eval(s.condition)) for s in d.specializations):
+                raise HalideError(abi.error_message("halide_error_specialize_fail",
+                                                    [d.specialize_fail])[0], self.where)
 
     def _pure(self, fn: Function, region: Region) -> np.ndarray:
         d = fn.definitions[0]

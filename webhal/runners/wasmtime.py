@@ -15,6 +15,7 @@ import wasmtime
 
 from webhal import abi, codegen
 from webhal.codegen.llvm.module import emit_object
+from webhal.errors import HalideError
 from webhal.ir.math_functions import FUNCTIONS, MathFunction
 from webhal.ir.module import Module
 from webhal.ir.schedule import DeviceAPI
@@ -128,18 +129,28 @@ class WasmPipeline:
             return self._gpu_function(name)
         if name == abi.PRINT_FUNCTION:
             return self._print
+        if name == abi.REQUIREMENT_FUNCTION:
+            return self._requirement
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
             return getattr(self, "_" + name)
         raise RuntimeError(f"the wasm pipeline imports {name}, which webhal's runtime lacks")
 
-    def _print(self, uc, kinds, values):
+    def _pieces(self, kinds, values) -> str:
         spec = self.heap.string(kinds)
         words = np.frombuffer(self.heap.read(values, 8 * len(spec)), dtype="<u8") \
             if spec else []
-        line = abi.format_print(spec, abi.print_values(spec, [int(w) for w in words],
+        return abi.format_print(spec, abi.print_values(spec, [int(w) for w in words],
                                                        self.heap.string))
-        sys.stdout.write(line + "\n")
+
+    def _print(self, uc, kinds, values):
+        sys.stdout.write(self._pieces(kinds, values) + "\n")
         return 0
+
+    def _requirement(self, uc, condition, kinds, values):
+        message = self._pieces(kinds, values)
+        self._report((abi.requirement_message(self.heap.string(condition), message),
+                      HalideError))
+        return abi.error_code(abi.REQUIREMENT_FUNCTION)
 
     def _error_function(self, name: str):
         strings = abi.string_parameters(name)

@@ -97,9 +97,20 @@ def _print(uc, kinds, values) -> int:
     return 0
 
 
+def _requirement(uc, condition, kinds, values) -> int:
+    """webhal_error_requirement_failed: the message becomes the call's HalideError."""
+    spec = _cstr(kinds)
+    words = (ctypes.c_uint64 * max(1, len(spec))).from_address(values) if spec else []
+    message = abi.format_print(spec, abi.print_values(spec, list(words), _cstr))
+    _store((abi.requirement_message(_cstr(condition), message), HalideError))
+    return abi.error_code(abi.REQUIREMENT_FUNCTION)
+
+
+_REQUIREMENT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p, ctypes.c_void_p)(_requirement)
 _PRINT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
                           ctypes.c_void_p)(_print)
 
-CALLBACKS = {abi.PRINT_FUNCTION: _PRINT,
+CALLBACKS = {abi.PRINT_FUNCTION: _PRINT, abi.REQUIREMENT_FUNCTION: _REQUIREMENT,
 **{name: _gpu_callback(name) for name in abi.GPU_CALLS},
              **{name: _error_callback(name) for name in abi.ERROR_FUNCTIONS}}

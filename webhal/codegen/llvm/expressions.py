@@ -357,6 +357,8 @@ class ExprCodegen:
     def call_runtime(self, e) -> ll.Value:
         if e.name == abi.PRINT_FUNCTION:
             return self.call_print(e)
+        if e.name == abi.REQUIREMENT_FUNCTION:
+            return self.call_requirement(e)
         args, types = [self.user_context], [PTR]
         for a in e.args:
             v = self.expr(a)
@@ -366,11 +368,25 @@ class ExprCodegen:
         return self.builder.call(fn, args)
 
     def call_print(self, e) -> ll.Value:
-        """webhal_print(uc, kinds, values) where the condition holds: each piece in one 64-bit
-        slot of a stack array, as abi.PRINT_KINDS says. Pieces are scalar (the vectorizer leaves
-        runtime calls scalar)."""
+        """webhal_print(uc, kinds, values) where the condition (the first argument) holds."""
         b = self.builder
-        pieces = e.args[1:]
+        with b.if_then(self.expr(e.args[0])):
+            kinds, values = self.pack_pieces(e, e.args[1:])
+            fn = self.declare(abi.PRINT_FUNCTION, I32, [PTR, PTR, PTR])
+            b.call(fn, [self.user_context, kinds, values])
+        return ll.Constant(I32, 0)
+
+    def call_requirement(self, e) -> ll.Value:
+        """webhal_error_requirement_failed(uc, condition, kinds, values): its error code."""
+        kinds, values = self.pack_pieces(e, e.args[1:])
+        fn = self.declare(abi.REQUIREMENT_FUNCTION, I32, [PTR, PTR, PTR, PTR])
+        return self.builder.call(fn, [self.user_context, self.expr(e.args[0]), kinds, values])
+
+    def pack_pieces(self, e, pieces) -> tuple[ll.Value, ll.Value]:
+        """The `kinds` string and `values` array of webhal_print's convention (abi.PRINT_KINDS):
+        each piece in one 64-bit slot of a stack array. Pieces are scalar (the vectorizer
+        leaves runtime calls scalar)."""
+        b = self.builder
         if any(p.type.lanes > 1 for p in e.args):
             raise CompileError(f"LLVM codegen: a vector print {to_string(e)}")
         with b.goto_block(self.entry_block):
@@ -378,23 +394,20 @@ class ExprCodegen:
             slots = b.alloca(ll.ArrayType(I64, max(1, len(pieces))), name="print.values")
         kinds = "".join("s" if isinstance(p, ir.StringImm) else abi.print_kind(p.type)
                         for p in pieces)
-        with b.if_then(self.expr(e.args[0])):
-            for i, (p, kind) in enumerate(zip(pieces, kinds)):
-                v = self.expr(p)
-                match kind:
-                    case "s":
-                        v = b.ptrtoint(v, I64)
-                    case "f" | "d":
-                        v = b.bitcast(v if kind == "d" else b.fpext(v, ll.DoubleType()), I64)
-                    case "i":
-                        v = b.sext(v, I64) if v.type.width < 64 else v
-                    case _:
-                        v = b.zext(v, I64) if v.type.width < 64 else v
-                b.store(v, b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
-            fn = self.declare(abi.PRINT_FUNCTION, I32, [PTR, PTR, PTR])
-            start = b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
-            b.call(fn, [self.user_context, self.string(kinds), b.bitcast(start, PTR)])
-        return ll.Constant(I32, 0)
+        for i, (p, kind) in enumerate(zip(pieces, kinds)):
+            v = self.expr(p)
+            match kind:
+                case "s":
+                    v = b.ptrtoint(v, I64)
+                case "f" | "d":
+                    v = b.bitcast(v if kind == "d" else b.fpext(v, ll.DoubleType()), I64)
+                case "i":
+                    v = b.sext(v, I64) if v.type.width < 64 else v
+                case _:
+                    v = b.zext(v, I64) if v.type.width < 64 else v
+            b.store(v, b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
+        start = b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
+        return self.string(kinds), b.bitcast(start, PTR)
 
     def call_intrinsic(self, e) -> ll.Value:
         b, t = self.builder, e.type

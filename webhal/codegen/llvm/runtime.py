@@ -57,6 +57,7 @@ _FORMATS = {
     "halide_error_explicit_bounds_too_small":
         "bounds given for %s in %s (from %d to %d) do not cover the required region "
         "(from %d to %d)",
+    "halide_error_specialize_fail": "A schedule specialized with specialize_fail() was chosen: %s",
 }
 
 
@@ -119,9 +120,13 @@ def _errors(m: ll.Module, size_t: ll.IntType) -> None:
         b.ret(ll.Constant(I32, abi.error_code(name)))
 
 
+_LINE = 1024  # bytes of one printed line or requirement message, at most
+
+
 def _printing(m: ll.Module, size_t: ll.IntType) -> None:
-    """halide_print (fputs to stdout, weak) and webhal_print, which formats its pieces with
-    snprintf as abi.PRINT_KINDS says and hands the line to halide_print."""
+    """halide_print (fputs to stdout, weak); webhal_print, which formats its pieces with
+    snprintf as abi.PRINT_KINDS says and hands the line to halide_print; and
+    webhal_error_requirement_failed, whose message goes to halide_error the same way."""
     snprintf = m.globals.get("snprintf") or ll.Function(
         m, ll.FunctionType(I32, [PTR, size_t, PTR], var_arg=True), name="snprintf")
     fputs = m.globals.get("fputs") or ll.Function(m, ll.FunctionType(I32, [PTR, PTR]),
@@ -133,18 +138,52 @@ def _printing(m: ll.Module, size_t: ll.IntType) -> None:
     b = ll.IRBuilder(halide_print.append_basic_block())
     b.call(fputs, [halide_print.args[1], b.load(stdout, typ=PTR)])
     b.ret_void()
+    fmt = _formatter(m, size_t, snprintf)
 
-    size = 1024
     fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, PTR]), name=abi.PRINT_FUNCTION)
     fn.linkage = "weak"
     uc, kinds, values = fn.args
+    b = ll.IRBuilder(fn.append_basic_block())
+    line = b.alloca(ll.ArrayType(I8, _LINE))
+    buf = b.bitcast(line, PTR)
+    zero = ll.Constant(I32, 0)
+    at = b.call(fmt, [buf, zero, kinds, values])
+    b.store(ll.Constant(I8, ord("\n")), b.gep(line, [zero, at]))
+    b.store(ll.Constant(I8, 0), b.gep(line, [zero, b.add(at, ll.Constant(I32, 1))]))
+    b.call(halide_print, [uc, buf])
+    b.ret(ll.Constant(I32, 0))
+
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, PTR, PTR, PTR]),
+                     name=abi.REQUIREMENT_FUNCTION)
+    fn.linkage = "weak"
+    uc, condition, kinds, values = fn.args
+    b = ll.IRBuilder(fn.append_basic_block())
+    line = b.alloca(ll.ArrayType(I8, _LINE))
+    buf = b.bitcast(line, PTR)
+    head = _string(m, ".fmt.requirement", "Error: " + abi.requirement_message("(%s)", "")
+                   .replace("(%s)", "%s"))  # the condition's text comes parenthesized
+    n = b.call(snprintf, [buf, ll.Constant(size_t, _LINE), head, condition])
+    limit = ll.Constant(I32, _LINE - 2)
+    n = b.select(b.icmp_signed(">", n, limit), limit, n)
+    at = b.call(fmt, [buf, n, kinds, values])
+    b.store(ll.Constant(I8, 0), b.gep(line, [zero, at]))
+    b.call(m.globals["halide_error"], [uc, buf])
+    b.ret(ll.Constant(I32, abi.error_code(abi.REQUIREMENT_FUNCTION)))
+
+
+def _formatter(m: ll.Module, size_t: ll.IntType, snprintf) -> ll.Function:
+    """int webhal.format(char *buf, int at, const char *kinds, const int64_t *values): the
+    pieces written from buf[at] on (NUL-terminated, within _LINE - 2 bytes); the new end."""
+    fn = ll.Function(m, ll.FunctionType(I32, [PTR, I32, PTR, PTR]), name="webhal.format")
+    fn.linkage = "internal"
+    buf, start, kinds, values = fn.args
     entry = fn.append_basic_block("entry")
     head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
     b = ll.IRBuilder(entry)
-    buf = b.alloca(ll.ArrayType(I8, size))
     pos = b.alloca(I32)
     i = b.alloca(I32)
-    b.store(ll.Constant(I32, 0), pos)
+    written = b.alloca(I32)
+    b.store(start, pos)
     b.store(ll.Constant(I32, 0), i)
     b.branch(head)
     b.position_at_end(head)
@@ -154,9 +193,9 @@ def _printing(m: ll.Module, size_t: ll.IntType) -> None:
     b.position_at_end(body)
     w = b.load(b.gep(values, [k], source_etype=I64), typ=I64)
     at = b.load(pos, typ=I32)
-    dst = b.gep(buf, [ll.Constant(I32, 0), at])
-    room = b.zext(b.sub(ll.Constant(I32, size), at), size_t) if size_t.width > 32 else \
-        b.sub(ll.Constant(I32, size), at)
+    dst = b.gep(buf, [at], source_etype=I8)
+    room = b.sub(ll.Constant(I32, _LINE), at)
+    room = b.zext(room, size_t) if size_t.width > 32 else room
 
     def is_(letters):
         r = ll.Constant(ll.IntType(1), 0)
@@ -172,16 +211,15 @@ def _printing(m: ll.Module, size_t: ll.IntType) -> None:
             texts[t] = _string(m, f".print.{t.strip('%')}", t).gep([zero, zero])
         return texts[t]
 
-    written = b.alloca(I32)
     with b.if_else(is_("fd")) as (floating, other):
         with floating:
-            fmt = b.select(is_("f"), text("%f"), text("%e"))
-            b.store(b.call(snprintf, [dst, room, fmt, b.bitcast(w, ll.DoubleType())]), written)
+            f = b.select(is_("f"), text("%f"), text("%e"))
+            b.store(b.call(snprintf, [dst, room, f, b.bitcast(w, ll.DoubleType())]), written)
         with other:
             with b.if_else(is_("iu")) as (integer, pointer):
                 with integer:
-                    fmt = b.select(is_("i"), text("%lld"), text("%llu"))
-                    b.store(b.call(snprintf, [dst, room, fmt, w]), written)
+                    f = b.select(is_("i"), text("%lld"), text("%llu"))
+                    b.store(b.call(snprintf, [dst, room, f, w]), written)
                 with pointer:
                     flag = b.select(b.icmp_unsigned("!=", w, ll.Constant(I64, 0)),
                                     text("true"), text("false"))
@@ -189,16 +227,13 @@ def _printing(m: ll.Module, size_t: ll.IntType) -> None:
                                                       else w, PTR), flag)
                     b.store(b.call(snprintf, [dst, room, text("%s"), p]), written)
     at = b.add(at, b.load(written, typ=I32))
-    limit = ll.Constant(I32, size - 2)
+    limit = ll.Constant(I32, _LINE - 2)
     b.store(b.select(b.icmp_signed(">", at, limit), limit, at), pos)
     b.store(b.add(k, ll.Constant(I32, 1)), i)
     b.branch(head)
     b.position_at_end(done)
-    at = b.load(pos, typ=I32)
-    b.store(ll.Constant(I8, ord("\n")), b.gep(buf, [ll.Constant(I32, 0), at]))
-    b.store(ll.Constant(I8, 0), b.gep(buf, [ll.Constant(I32, 0), b.add(at, ll.Constant(I32, 1))]))
-    b.call(halide_print, [uc, b.bitcast(buf, PTR)])
-    b.ret(ll.Constant(I32, 0))
+    b.ret(b.load(pos, typ=I32))
+    return fn
 
 
 def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:
