@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass
 
 from webhal.codegen.wgsl.legalize.pack_storage import ATOMIC_AND, ATOMIC_OR
-from webhal.errors import CompileError
+from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
+from webhal.ir.printing import is_print
 from webhal.ir.schedule import ForType
 from webhal.ir.types import Type
 from webhal.ir.visitor import walk
@@ -250,6 +251,10 @@ class KernelPrinter:
                 return f"abs({args[0]})" if e.args[0].type.is_float() else args[0]
             case "likely":
                 return args[0]
+        if is_print(e):
+            raise CompileError("hl.print, hl.print_when and Func.trace_* cannot run in a GPU "
+                               "kernel (WGSL cannot print); print from a Func computed on the "
+                               "CPU, or realize on a CPU target to debug", user_location())
         raise CompileError(f"WGSL codegen has no rule for {name}")
 
     def fresh(self, name: str) -> str:
