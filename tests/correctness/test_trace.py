@@ -113,3 +113,18 @@ def _run(module: str, target: str) -> str:
 def test_trace_matches_halide(compiled_target):
     pytest.importorskip("halide")
     assert _run("webhal", compiled_target) == _run("halide", "")
+
+
+def test_printed_coordinates_and_loads_once(compiled_target, capsys):
+    """hl.print's value and a traced load's coordinates are computed once: each line once per
+    point (Halide prints the same lines; its order within one expression differs)."""
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x] = x * 2
+    g[x] = hl.print(f[x], "read") + f[hl.print(x)]
+    f.compute_root().trace_loads()
+    out = g.realize([2], hl.Target(compiled_target))
+    np.testing.assert_array_equal(np.asarray(out), [0, 4])
+    assert sorted(capsys.readouterr().out.splitlines()) == sorted([
+        "Begin pipeline g.0()", 'Tag f.0() tag = "func_type_and_dim: 1 0 32 1 1 0 2"',
+        "0", "Load f.0(0) = 0", "Load f.0(0) = 0", "0 read",
+        "1", "Load f.0(1) = 2", "Load f.0(1) = 2", "2 read", "End pipeline g.0()"])

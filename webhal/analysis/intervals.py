@@ -258,6 +258,8 @@ def _intrinsic(e: ir.Call, b) -> Interval:
     t = e.type
     if e.name == "likely":
         return b(e.args[0])
+    if e.name in ("print_value", "return_second"):  # hl.print: the value it returns
+        return b(e.args[1])
     if e.name == "promise_clamped":
         value, lo, hi = b(e.args[0]), b(e.args[1]), b(e.args[2])
         if value.min is not None and value.min == value.max:

@@ -27,6 +27,24 @@ def return_second(first: ir.Expr, second: ir.Expr) -> ir.Call:
     return ir.Call(second.type, "return_second", (first, second), ir.CallType.INTRINSIC)
 
 
+def print_value(condition: ir.Expr, pieces: list[ir.Expr]) -> ir.Call:
+    """hl.print's Expr: pieces[0], printed with the other pieces where condition holds. The
+    tracing pass (which runs on every pipeline) makes it a Let of pieces[0] around
+    return_second(print_call(...), the Let's variable), so the value is computed once."""
+    return ir.Call(pieces[0].type, "print_value", (condition, *pieces), ir.CallType.INTRINSIC)
+
+
+def is_print_value(e) -> bool:
+    return isinstance(e, ir.Call) and e.call_type is ir.CallType.INTRINSIC and \
+        e.name == "print_value"
+
+
+def lower_print_value(e: ir.Call, name: str) -> ir.Expr:
+    var = ir.Variable(e.type, name)
+    call = print_call(e.args[0], [var, *e.args[2:]])
+    return ir.Let(name, e.args[1], return_second(call, var))
+
+
 def is_print(e) -> bool:
     return isinstance(e, ir.Call) and e.call_type is ir.CallType.RUNTIME and \
         e.name == abi.PRINT_FUNCTION

@@ -21,9 +21,7 @@ def _printed(condition: ir.Expr, args) -> Expr:
     first = pieces[0]
     if isinstance(first, ir.StringImm):  # nothing to return but the printing itself
         return Expr(printing.print_call(condition, printing.spaced(pieces)))
-    # (Front-end Exprs have no Lets: the first value appears twice, and is computed twice.)
-    call = printing.print_call(condition, printing.spaced(pieces))
-    return Expr(printing.return_second(call, first))
+    return Expr(printing.print_value(condition, printing.spaced(pieces)))
 
 def print(*args) -> Expr:  # noqa: A001 - Halide's name
     """The first argument, printed with the others (Exprs, numbers, strings) on one line,

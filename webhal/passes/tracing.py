@@ -1,4 +1,5 @@
-"""Tracing: the lines Halide's Func.trace_stores/trace_loads/trace_realizations print.
+"""Tracing: the lines Halide's Func.trace_stores/trace_loads/trace_realizations print; and
+hl.print's values bound once (print_value calls become Lets, ir/printing.py).
 
 Each event becomes a print call (ir/printing.py) in the statement, so every CPU target prints
 it through its runtime: `Store f.0(x, y) = v` after each store, `Load f.0(x, y) = v` at each
@@ -17,9 +18,15 @@ import itertools
 from webhal.analysis.boxes import boxes_provided, boxes_required
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
-from webhal.ir.printing import always, print_call, return_second
+from webhal.ir.printing import (
+    always,
+    is_print_value,
+    lower_print_value,
+    print_call,
+    return_second,
+)
 from webhal.ir.types import Int, UInt
-from webhal.ir.visitor import rebuild, substitute
+from webhal.ir.visitor import rebuild, substitute, walk
 from webhal.passes.context import LowerContext
 
 _I32 = Int(32)
@@ -46,10 +53,13 @@ def _bounds(bounds) -> list:
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    names = itertools.count()
+    if any(is_print_value(n) for fn in ctx.functions for d in fn.definitions
+           for n in walk(d.value)):
+        s = _lower_prints(s, names)
     traced = {fn.name: fn for fn in ctx.functions if fn.schedule.trace}
     if not traced:
         return s
-    names = itertools.count()
     outputs = {o.name: tuple((ir.Variable(_I32, f"{o.name}.min.{d}"),
                               ir.Variable(_I32, f"{o.name}.extent.{d}"))
                              for d in range(o.dimensions)) for o in ctx.outputs}
@@ -62,9 +72,15 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
         if isinstance(e, ir.Call) and e.call_type is ir.CallType.HALIDE and \
                 wants(e.name, "loads"):
             v = ir.Variable(e.type, f"{e.name}.trace.{next(names)}")
-            line = print_call(always(), [ir.StringImm(f"Load {e.name}.0("), *_listed(e.args),
+            # Each coordinate is computed once, for the load and the line (it may print).
+            args = [ir.Variable(a.type, f"{v.name}.{i}") for i, a in enumerate(e.args)]
+            line = print_call(always(), [ir.StringImm(f"Load {e.name}.0("), *_listed(args),
                                          ir.StringImm(") = "), _printable(v)])
-            return ir.Let(v.name, e, return_second(line, v))
+            load = ir.Call(e.type, e.name, tuple(args), e.call_type, e.func, e.value_index)
+            out = ir.Let(v.name, load, return_second(line, v))
+            for a, value in reversed(list(zip(args, e.args))):
+                out = ir.Let(a.name, value, out)
+            return out
         return e
 
     def go(n, realized):
@@ -107,6 +123,16 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
            for o in reversed(list(outputs)) if wants(o, "realizations")]
     return st.block(_line(f"Begin pipeline {pipeline}.0()"), *tags, *begin, body, *end,
                     _line(f"End pipeline {pipeline}.0()"))
+
+
+def _lower_prints(s: st.Stmt, names) -> st.Stmt:
+    """hl.print's print_value calls as Lets: the printed value is computed once."""
+    def go(n):
+        n = rebuild(n, go)
+        if is_print_value(n):
+            return lower_print_value(n, f"print.{next(names)}")
+        return n
+    return go(s)
 
 
 def _tag(fn, output_bounds, s: st.Stmt) -> st.Stmt:

@@ -118,6 +118,9 @@ class Evaluator:
             return np.asarray(numeric.MATH[e.name](*args)).astype(e.type.dtype, copy=False)
         if printing.is_print(e):
             return self._print(e, mask)
+        if printing.is_print_value(e):
+            name = f"print_value.{id(e)}"
+            return self.eval(printing.lower_print_value(e, name), mask)
         if e.name == "return_second":
             self.eval(e.args[0], mask)
             return self.eval(e.args[1], mask)
