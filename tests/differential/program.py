@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 INT_TYPES = ["uint8", "int8", "uint16", "int16", "int32", "uint32"]
+WIDE_TYPES = ["int64", "uint64"]  # CPU targets only: WGSL has no 64-bit types
 FLOAT_TYPES = ["float32", "float64"]
 HL_TYPE = {"uint8": "hl.UInt(8)", "int8": "hl.Int(8)", "uint16": "hl.UInt(16)",
            "int16": "hl.Int(16)", "int32": "hl.Int(32)", "uint32": "hl.UInt(32)",
+           "int64": "hl.Int(64)", "uint64": "hl.UInt(64)",
            "float32": "hl.Float(32)", "float64": "hl.Float(64)", "bool": "hl.Bool()"}
 BOUNDARIES = ["repeat_edge", "repeat_image", "mirror_image", "mirror_interior",
               "constant_exterior"]
@@ -94,7 +96,7 @@ class Generator:
         self.rng = random.Random(seed * 2 + int(gpu))
         self.lines: list[str] = []
         self.features: set[str] = set()
-        self.int_types = INT_TYPES
+        self.int_types = INT_TYPES if gpu else INT_TYPES + WIDE_TYPES
         self.float_types = ["float32"] if gpu else FLOAT_TYPES
 
     # -- helpers ---------------------------------------------------------------------------
@@ -115,6 +117,7 @@ class Generator:
             return Val(f"hl.cast({HL_TYPE[t]}, {v!r})", t, v if t == "float64" else
                        float(np.float32(v)), v if t == "float64" else float(np.float32(v)))
         tlo, thi = type_range(t)
+        thi = min(thi, 2**63 - 1)  # (Halide's Python cast takes an int64)
         lo = tlo if lo is None else max(lo, tlo)
         hi = thi if hi is None else min(hi, thi)
         v = self.pick([lo, hi, 0, 1, 2, 3, 7, -1, -3, 100, lo + 1, hi - 1,
@@ -124,15 +127,16 @@ class Generator:
 
     @staticmethod
     def wrap(t: str, lo: float, hi: float, code: str, exact: bool = True) -> Val | None:
-        """A result of type t whose exact interval is [lo, hi]: narrow integers wrap (their
-        interval becomes the type's), 32-bit signed overflow is refused (None)."""
+        """A result of type t whose exact interval is [lo, hi]: narrow and unsigned integers
+        wrap (their interval becomes the type's), 32/64-bit signed overflow is refused (None:
+        undefined in Halide)."""
         tlo, thi = type_range(t)
         if t.startswith("float"):
             if max(abs(lo), abs(hi)) > 1e30:
                 return None
             return Val(code, t, lo, hi, exact)
         if lo < tlo or hi > thi:
-            if t == "int32":
+            if t in ("int32", "int64"):
                 return None
             lo, hi = tlo, thi
         return Val(code, t, lo, hi, exact)
@@ -470,9 +474,11 @@ def input_array(rng: np.random.Generator, t: str, w: int, h: int) -> np.ndarray:
     if t.startswith("float"):
         return (rng.standard_normal((h, w)) * 100).astype(t)
     lo, hi = type_range(t)
-    if t == "int32":
+    if t in ("int32", "int64"):
         lo, hi = -50000, 50000
-    data = rng.integers(lo, hi, (h, w), dtype=np.int64, endpoint=True).astype(t)
+    big = t == "uint64"
+    data = rng.integers(lo, hi, (h, w), dtype=np.uint64 if big else np.int64,
+                        endpoint=True).astype(t)
     flat = data.reshape(-1)  # the extremes are always there
     flat[:4] = [lo, hi, 0, 1]
     return data
@@ -487,12 +493,13 @@ class PipelineGenerator(Generator):
         sources: list[Val] = []
         images: list[tuple[str, str]] = []  # (Func-like name, type) readable at any point
         for i in range(self.pick([1, 1, 2])):
-            t = self.pick(self.int_types + self.float_types)
+            t = self.pick(INT_TYPES + self.float_types)  # (Halide's Python has no 64-bit
+            # integer Buffers)
             name = f"in{i}"
             inputs[name] = input_array(data_rng, t, w + 2 * MARGIN, h + 2 * MARGIN)
             self.emit(f'{name} = hl.Buffer(inputs["{name}"], "{name}")')
             lo, hi = type_range(t) if not t.startswith("float") else (-1e3, 1e3)
-            if t == "int32":
+            if t in ("int32", "int64"):
                 lo, hi = -50000, 50000
             if t.startswith("float"):
                 lo, hi = float(inputs[name].min()), float(inputs[name].max())
@@ -518,8 +525,8 @@ class PipelineGenerator(Generator):
         if self.chance(0.2):
             funcs.append(self.histogram(images))
         n = self.pick([1, 2, 2, 3, 3, 4])
-        for _ in range(n):
-            t = self.pick(self.int_types + self.float_types)
+        for i in range(n):
+            t = self.pick((INT_TYPES if i == n - 1 else self.int_types) + self.float_types)
             sources = [read(*im) for im in images for _ in range(2)]
             if funcs:
                 last = funcs[-1]
@@ -654,8 +661,10 @@ class PipelineGenerator(Generator):
             if where != "inline" and producer.dims == 2:
                 if self.gpu and where == "root":
                     self.gpu_schedule(producer, funcs)
-                elif self.gpu:
-                    pass  # inside a kernel: its loops run in the consumer's thread
+                elif self.gpu and producer.where in ("at xo", "at yo") and \
+                        self.chance(0.6) and not producer.updated:
+                    # at a block loop, with threads of its own (workgroup memory)
+                    self.emit(f"{producer.name}.gpu_threads(x, y)")
                 else:
                     self.loop_schedule(producer, output=False)
 

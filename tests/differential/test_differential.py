@@ -15,7 +15,7 @@ import pytest
 
 import webhal
 
-from .program import INT_TYPES, generate, promote
+from .program import INT_TYPES, WIDE_TYPES, generate, promote
 from .run import CPU_TARGETS, GPU_TARGETS, compare, run_halide, run_webhal
 
 try:
@@ -76,10 +76,10 @@ def test_gpu_schedules_agree_with_halide(target, request):
 def test_promotion_rules_are_halides():
     """The generator's model of Halide's type promotion (and so its value intervals) is what
     both libraries do, for every pair of types."""
-    types = INT_TYPES + ["float32", "float64"]
+    types = INT_TYPES + WIDE_TYPES + ["float32", "float64"]
     hl_type = {"uint8": "UInt(8)", "int8": "Int(8)", "uint16": "UInt(16)", "int16": "Int(16)",
-               "int32": "Int(32)", "uint32": "UInt(32)", "float32": "Float(32)",
-               "float64": "Float(64)"}
+               "int32": "Int(32)", "uint32": "UInt(32)", "int64": "Int(64)",
+               "uint64": "UInt(64)", "float32": "Float(32)", "float64": "Float(64)"}
     for a, b in itertools.product(types, types):
         for hl in (webhal, halide):
             pa = hl.Param(eval(f"hl.{hl_type[a]}"))  # noqa: S307

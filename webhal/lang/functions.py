@@ -161,6 +161,10 @@ def lerp(zero_val, one_val, weight) -> Expr:
     if wn.type.is_int():
         raise CompileError("the weight of lerp must be unsigned or float, not "
                            f"{wn.type}", user_location())
+    if zn.type.is_int_or_uint() and zn.type.bits == 64:
+        # the exact product needs 128 bits; Halide refuses it too
+        raise CompileError(f"lerp between 64-bit integers ({Expr(zn)}, {Expr(on)}) is not "
+                           "supported; lerp in float64 or a narrower type", user_location())
     return _intrinsic(zn.type, "lerp", zn, on, wn)
 
 
