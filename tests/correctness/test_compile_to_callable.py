@@ -40,3 +40,12 @@ def test_callable_raises_the_runtime_error(target):
         assert "Input buffer inp" in str(e)
     else:
         raise AssertionError("a too small input was not refused")
+
+
+def test_callable_takes_numpy_arrays(target):
+    g, inp, k = _pipeline()
+    call = g.compile_to_callable([inp, k], hl.Target(target))
+    a = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    out = np.zeros((3, 4), dtype=np.uint8)
+    call(a, 1, out)  # written in place, as through hl.Buffer(out)
+    np.testing.assert_array_equal(out, (a + 1) * 2)

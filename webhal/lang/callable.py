@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from webhal.errors import ArgumentError, user_location
+from webhal.lang.buffer import Buffer
 from webhal.target import get_host_target
 
 
@@ -43,7 +44,9 @@ class Callable:
         missing = [n for n in self._names if n not in values]
         if missing:
             raise ArgumentError(f"this Callable was not given {', '.join(missing)}", where)
-        ordered = [values[n] for n in self._names]
+        # numpy arrays are taken as hl.Buffer(array) takes them (x is the last axis)
+        ordered = [Buffer(v) if isinstance(v, np.ndarray) else v
+                   for v in (values[n] for n in self._names)]
         inputs, outputs = ordered[:len(self._arguments)], ordered[len(self._arguments):]
         if self._compiled is None:
             self._run_reference(inputs, outputs, where)
