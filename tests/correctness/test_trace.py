@@ -128,3 +128,36 @@ def test_printed_coordinates_and_loads_once(compiled_target, capsys):
         "Begin pipeline g.0()", 'Tag f.0() tag = "func_type_and_dim: 1 0 32 1 1 0 2"',
         "0", "Load f.0(0) = 0", "Load f.0(0) = 0", "0 read",
         "1", "Load f.0(1) = 2", "Load f.0(1) = 2", "2 read", "End pipeline g.0()"])
+
+
+# What Halide 21 prints for a vectorized Func that prints and traces its stores (PyPI halide).
+VECTORIZED = """\
+Begin pipeline k.0()
+Tag k.0() tag = "func_type_and_dim: 1 0 32 1 2 0 8 0 1"
+0 at 0 0.000000
+2 at 0 1.000000
+4 at 0 2.000000
+6 at 0 3.000000
+Store k.0(<0, 1, 2, 3>, <0, 0, 0, 0>) = <0, 2, 4, 6>
+8 at 0 4.000000
+10 at 0 5.000000
+12 at 0 6.000000
+14 at 0 7.000000
+Store k.0(<4, 5, 6, 7>, <0, 0, 0, 0>) = <8, 10, 12, 14>
+End pipeline k.0()
+0 w
+3 w
+6 w
+"""
+
+
+def test_vectorized_prints_and_stores(compiled_target, capsys):
+    """A vector store traces as one line of vectors; hl.print prints a line per lane."""
+    k, m = hl.Func("k"), hl.Func("m")
+    k[x, y] = hl.print(x * 2, "at", y, hl.f32(x))
+    k.vectorize(x, 4).trace_stores()
+    k.realize([8, 1], hl.Target(compiled_target))
+    m[x] = hl.print_when(x % 3 == 0, x, "w")
+    m.vectorize(x, 4)
+    m.realize([8], hl.Target(compiled_target))
+    assert capsys.readouterr().out == VECTORIZED

@@ -3,8 +3,8 @@
 `print_call(condition, pieces)` is a RUNTIME Call of abi.PRINT_FUNCTION whose first argument is
 the condition and whose others are the pieces of the line (values and StringImms, concatenated
 as they are: callers put the spaces in). Code generators evaluate the pieces and make the call
-only where the condition holds; the reference evaluator prints each active lane. The call is
-left scalar by the vectorizer (a runtime call), so a loop that prints runs one point at a time.
+only where the condition holds; the reference evaluator prints each active lane, and so does
+the vectorizer's "print_lanes" form of it (one line per lane, lane 0 first).
 `return_second(a, b)` evaluates a, then b, and is b: how a print returns its first value.
 """
 
@@ -45,9 +45,17 @@ def lower_print_value(e: ir.Call, name: str) -> ir.Expr:
     return ir.Let(name, e.args[1], return_second(call, var))
 
 
+def trace_call(pieces: list[ir.Expr]) -> ir.Call:
+    """A trace line. Unlike print_call, the vectorizer widens it: each value piece becomes a
+    vector of the loop's lanes, which prints as `<a, b, c, d>` (as Halide's vector stores)."""
+    return ir.Call(Int(32), "trace_print", (always(), *pieces), ir.CallType.INTRINSIC)
+
+
 def is_print(e) -> bool:
-    return isinstance(e, ir.Call) and e.call_type is ir.CallType.RUNTIME and \
-        e.name == abi.PRINT_FUNCTION
+    """A print_call or a trace_call: code generators print it."""
+    return isinstance(e, ir.Call) and (
+        (e.call_type is ir.CallType.RUNTIME and e.name == abi.PRINT_FUNCTION) or
+        (e.call_type is ir.CallType.INTRINSIC and e.name == "trace_print"))
 
 
 def spaced(values: list[ir.Expr]) -> list[ir.Expr]:

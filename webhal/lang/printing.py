@@ -27,7 +27,7 @@ def print(*args) -> Expr:  # noqa: A001 - Halide's name
     """The first argument, printed with the others (Exprs, numbers, strings) on one line,
     separated by spaces, each time it is computed (stdout; in a static library through
     halide_print). Integers print in decimal, float32 as %f, float64 as %e, bools as
-    true/false. A loop that prints is not vectorized."""
+    true/false. In a vectorized loop each lane prints its own line."""
     return _printed(printing.always(), args)
 
 

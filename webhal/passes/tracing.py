@@ -7,8 +7,8 @@ read, and around each realization of a Func `Begin realization f.0(min, extent, 
 `Produce`/`End produce`, `Consume`/`End consume`, `End realization`. A pipeline with any
 tracing starts with `Begin pipeline out.0()` and a `Tag` line per traced Func (its type and the
 region the pipeline uses of it), and ends with `End pipeline out.0()`. The ".0" is the value
-index of Halide's names (webhal Funcs have one value). Loops that trace are not vectorized, so
-vector stores print one line per lane.
+index of Halide's names (webhal Funcs have one value). In a vectorized loop a store or load
+prints once per vector, each coordinate and the value as `<a, b, ...>`, as Halide prints them.
 """
 
 from __future__ import annotations
@@ -18,13 +18,7 @@ import itertools
 from webhal.analysis.boxes import boxes_provided, boxes_required
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
-from webhal.ir.printing import (
-    always,
-    is_print_value,
-    lower_print_value,
-    print_call,
-    return_second,
-)
+from webhal.ir.printing import is_print_value, lower_print_value, return_second, trace_call
 from webhal.ir.types import Int, UInt
 from webhal.ir.visitor import rebuild, substitute, walk
 from webhal.passes.context import LowerContext
@@ -33,8 +27,8 @@ _I32 = Int(32)
 
 
 def _line(*pieces) -> st.Evaluate:
-    return st.Evaluate(print_call(always(), [ir.StringImm(p) if isinstance(p, str) else p
-                                             for p in pieces]))
+    return st.Evaluate(trace_call([ir.StringImm(p) if isinstance(p, str) else p
+                                   for p in pieces]))
 
 
 def _listed(values) -> list:
@@ -74,8 +68,8 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             v = ir.Variable(e.type, f"{e.name}.trace.{next(names)}")
             # Each coordinate is computed once, for the load and the line (it may print).
             args = [ir.Variable(a.type, f"{v.name}.{i}") for i, a in enumerate(e.args)]
-            line = print_call(always(), [ir.StringImm(f"Load {e.name}.0("), *_listed(args),
-                                         ir.StringImm(") = "), _printable(v)])
+            line = trace_call([ir.StringImm(f"Load {e.name}.0("), *_listed(args),
+                               ir.StringImm(") = "), _printable(v)])
             load = ir.Call(e.type, e.name, tuple(args), e.call_type, e.func, e.value_index)
             out = ir.Let(v.name, load, return_second(line, v))
             for a, value in reversed(list(zip(args, e.args))):

@@ -95,6 +95,21 @@ class _Vectorizer:
             case ir.Load():
                 i = self.expr(e.index)
                 return ir.Load(e.type.with_lanes(_lanes(i)), e.name, i)
+            case ir.Call(name="trace_print" | "webhal_print"):
+                # A trace line prints vectors as <a, b, ...>; hl.print prints a line per
+                # lane where its condition holds ("print_lanes"), as Halide does.
+                args = [self.expr(a) for a in e.args]
+                n = max(_lanes(a) for a in args)
+                if n == 1:
+                    return e if all(a is b for a, b in zip(args, e.args)) else \
+                        ir.Call(e.type, e.name, tuple(args), e.call_type)
+                if e.name == "trace_print":
+                    return ir.Call(e.type, e.name, tuple(
+                        a if isinstance(a, ir.StringImm) or i == 0 else broadcast(a, n)
+                        for i, a in enumerate(args)), e.call_type)
+                return ir.Call(e.type, "print_lanes", tuple(
+                    a if isinstance(a, ir.StringImm) else broadcast(a, n) for a in args),
+                    ir.CallType.INTRINSIC)
             case ir.Call():
                 args = [self.expr(a) for a in e.args]
                 n = max([1, *(_lanes(a) for a in args)])

@@ -370,32 +370,65 @@ class ExprCodegen:
     def call_print(self, e) -> ll.Value:
         """webhal_print(uc, kinds, values) where the condition (the first argument) holds."""
         b = self.builder
+        if e.args[0].type.lanes > 1:
+            raise CompileError(f"LLVM codegen: a print under a vector condition {to_string(e)}")
         with b.if_then(self.expr(e.args[0])):
-            kinds, values = self.pack_pieces(e, e.args[1:])
+            kinds, values = self.pack_pieces(e.args[1:])
             fn = self.declare(abi.PRINT_FUNCTION, I32, [PTR, PTR, PTR])
             b.call(fn, [self.user_context, kinds, values])
         return ll.Constant(I32, 0)
 
+    def call_print_lanes(self, e) -> ll.Value:
+        """hl.print in a vectorized loop: each lane where the condition holds prints its own
+        line, lane 0 first."""
+        b = self.builder
+        cond = self.expr(e.args[0])
+        values = {i: self.expr(p) for i, p in enumerate(e.args[1:])
+                  if not isinstance(p, ir.StringImm)}
+        fn = self.declare(abi.PRINT_FUNCTION, I32, [PTR, PTR, PTR])
+        for lane in range(e.args[0].type.lanes):
+            with b.if_then(b.extract_element(cond, ll.Constant(I32, lane))):
+                pieces = [p if isinstance(p, ir.StringImm) else
+                          (p.type.with_lanes(1), b.extract_element(values[i],
+                                                                   ll.Constant(I32, lane)))
+                          for i, p in enumerate(e.args[1:])]
+                kinds, slots = self.pack_pieces(pieces)
+                b.call(fn, [self.user_context, kinds, slots])
+        return ll.Constant(I32, 0)
+
     def call_requirement(self, e) -> ll.Value:
         """webhal_error_requirement_failed(uc, condition, kinds, values): its error code."""
-        kinds, values = self.pack_pieces(e, e.args[1:])
+        kinds, values = self.pack_pieces(e.args[1:])
         fn = self.declare(abi.REQUIREMENT_FUNCTION, I32, [PTR, PTR, PTR, PTR])
         return self.builder.call(fn, [self.user_context, self.expr(e.args[0]), kinds, values])
 
-    def pack_pieces(self, e, pieces) -> tuple[ll.Value, ll.Value]:
+    def pack_pieces(self, pieces) -> tuple[ll.Value, ll.Value]:
         """The `kinds` string and `values` array of webhal_print's convention (abi.PRINT_KINDS):
-        each piece in one 64-bit slot of a stack array. Pieces are scalar (the vectorizer
-        leaves runtime calls scalar)."""
+        each piece in one 64-bit slot of a stack array; a vector piece (a trace line in a
+        vectorized loop) as `<lane0, lane1, ...>`."""
         b = self.builder
-        if any(p.type.lanes > 1 for p in e.args):
-            raise CompileError(f"LLVM codegen: a vector print {to_string(e)}")
+        items: list[tuple[str, ll.Value]] = []
+        for p in pieces:
+            if isinstance(p, ir.StringImm):
+                items.append(("s", self.string(p.value)))
+                continue
+            if isinstance(p, tuple):  # (type, a value already computed)
+                items.append((abi.print_kind(p[0]), p[1]))
+                continue
+            v, kind = self.expr(p), abi.print_kind(p.type)
+            if p.type.lanes == 1:
+                items.append((kind, v))
+                continue
+            items.append(("s", self.string("<")))
+            for i in range(p.type.lanes):
+                if i:
+                    items.append(("s", self.string(", ")))
+                items.append((kind, b.extract_element(v, ll.Constant(I32, i))))
+            items.append(("s", self.string(">")))
         with b.goto_block(self.entry_block):
             b.position_at_start(self.entry_block)
-            slots = b.alloca(ll.ArrayType(I64, max(1, len(pieces))), name="print.values")
-        kinds = "".join("s" if isinstance(p, ir.StringImm) else abi.print_kind(p.type)
-                        for p in pieces)
-        for i, (p, kind) in enumerate(zip(pieces, kinds)):
-            v = self.expr(p)
+            slots = b.alloca(ll.ArrayType(I64, max(1, len(items))), name="print.values")
+        for i, (kind, v) in enumerate(items):
             match kind:
                 case "s":
                     v = b.ptrtoint(v, I64)
@@ -407,13 +440,17 @@ class ExprCodegen:
                     v = b.zext(v, I64) if v.type.width < 64 else v
             b.store(v, b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, i)]))
         start = b.gep(slots, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
-        return self.string(kinds), b.bitcast(start, PTR)
+        return self.string("".join(k for k, _ in items)), b.bitcast(start, PTR)
 
     def call_intrinsic(self, e) -> ll.Value:
         b, t = self.builder, e.type
         if e.name == "return_second":
             self.expr(e.args[0])
             return self.expr(e.args[1])
+        if e.name == "trace_print":
+            return self.call_print(e)
+        if e.name == "print_lanes":
+            return self.call_print_lanes(e)
         args = [self.expr(a) for a in e.args]
         lt = llvm_type(t)
         match e.name:
