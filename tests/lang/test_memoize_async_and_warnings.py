@@ -44,5 +44,5 @@ def test_bound_on_a_computed_func_does_not_warn():
 
 
 def test_float_losing_precision_warns():
-    with pytest.warns(Warning, match="loses precision"):
+    with pytest.warns(RuntimeWarning, match="loses precision"):  # Halide's category
         hl.f32(x) * 1.1

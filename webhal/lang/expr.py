@@ -155,7 +155,8 @@ def to_node(value, like: Type | None = None) -> ir.Expr:
             like = Float(32)
             if math.isfinite(value) and float(like.dtype.type(value)) != value:
                 warnings.warn(f"the float constant {value!r} becomes float32 and loses precision; "
-                              "use hl.f64() or hl.f32() to choose", stacklevel=_user_stacklevel())
+                              "use hl.f64() or hl.f32() to choose", RuntimeWarning,
+                              stacklevel=_user_stacklevel())  # Halide's category
         return make_const(like, value)
     if hasattr(value, "dtype") and getattr(value, "shape", None) == ():  # numpy scalar
         return make_const(type_of_dtype(value.dtype), value.item())
