@@ -517,9 +517,9 @@ class PipelineGenerator(Generator):
                 self.emit(f"{ref} = hl.BoundaryConditions.{bc}({name})")
             images.append((ref, t, lo, hi))
 
-        def read(ref, t, lo, hi) -> Val:
+        def read(ref, t, lo, hi, exact=True) -> Val:
             dx, dy = self.rng.randint(-2, 2), self.rng.randint(-2, 2)
-            return Val(f"{ref}[{offset('x', dx)}, {offset('y', dy)}]", t, lo, hi)
+            return Val(f"{ref}[{offset('x', dx)}, {offset('y', dy)}]", t, lo, hi, exact)
 
         funcs: list[FuncInfo] = []
         if self.chance(0.2):
@@ -532,7 +532,7 @@ class PipelineGenerator(Generator):
                 last = funcs[-1]
                 if last.dims == 2:
                     sources += [read(last.name, last.value.type, last.value.lo,
-                                     last.value.hi) for _ in range(2)]
+                                     last.value.hi, last.value.exact) for _ in range(2)]
                 else:
                     sources.append(Val(f"{last.name}[(x + y) % {last.loops[0]}]",
                                        last.value.type, last.value.lo, last.value.hi))
@@ -661,10 +661,11 @@ class PipelineGenerator(Generator):
             if where != "inline" and producer.dims == 2:
                 if self.gpu and where == "root":
                     self.gpu_schedule(producer, funcs)
-                elif self.gpu and producer.where in ("at xo", "at yo") and \
-                        self.chance(0.6) and not producer.updated:
-                    # at a block loop, with threads of its own (workgroup memory)
-                    self.emit(f"{producer.name}.gpu_threads(x, y)")
+                elif self.gpu:
+                    if producer.where in ("at xo", "at yo") and self.chance(0.6) and \
+                            not producer.updated:
+                        # at a block loop, with threads of its own (workgroup memory)
+                        self.emit(f"{producer.name}.gpu_threads(x, y)")
                 else:
                     self.loop_schedule(producer, output=False)
 

@@ -51,6 +51,8 @@ ACCEPTED_ON_PURPOSE = {
         "realize enlarges the output",
     # Halide's WGSL has no 8/16-bit values in some places; webhal packs them in words
     r"Invalid integer bitwidth for WGSL": "narrow types on WebGPU",
+    # and only some vector widths; webhal legalizes vectors of any width
+    r"Unsupported vector width in WGSL": "vectors on WebGPU",
 }
 
 

@@ -1082,6 +1082,18 @@ def test_func_at_the_block_without_threads_runs_on_one_invocation(target, wgpu_a
     check(out, [W, H], target, kernels=1)
 
 
+def test_parallel_loops_inside_a_kernel_run_in_each_invocation(target, wgpu_adapter):
+    """A producer computed inside the kernel with a parallel schedule of its own (a CPU
+    schedule left on it): each invocation runs its loops in order, as in Halide."""
+    A = hl.Buffer(ramp_image(np.int16, W + 2, H + 2, seed=63), "a")
+    p, out = hl.Func("par_p"), hl.Func("par_out")
+    p[x, y] = hl.i32(A[x, y]) * 3
+    out[x, y] = p[x, y] + p[x + 1, y] + p[x, y + 1]
+    gpu_2d(out, 8, 4)
+    p.compute_at(out, xi).parallel(y)
+    check(out, [W, H], target, kernels=1)
+
+
 # -- what the GPU does not take is reported --------------------------------------------------
 
 def test_bool_buffer_on_the_gpu_is_reported(target, wgpu_adapter):

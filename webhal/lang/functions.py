@@ -157,6 +157,13 @@ def lerp(zero_val, one_val, weight) -> Expr:
     """zero_val * (1 - weight) + one_val * weight. For integer values an unsigned integer weight
     spans 0 to its type's max, a float weight 0.0 to 1.0; integer results round to nearest."""
     zn, on = match_types(*_operands(zero_val, one_val))
+    z0, o0 = to_node(zero_val), to_node(one_val)
+    exprs = [isinstance(v, ExprLike | ir.Expr) for v in (zero_val, one_val)]
+    if (all(exprs) and z0.type != o0.type) or (any(exprs) and zn.type != (
+            z0 if exprs[0] else o0).type):  # (a float literal beside an integer Expr)
+        raise CompileError(f"lerp between {Expr(z0)} of type {z0.type} and {Expr(o0)} of type "
+                           f"{o0.type}: cast them to one type, as Halide asks",
+                           user_location())
     wn = to_node(weight, like=Float(32) if isinstance(weight, float) else None)
     if wn.type.is_int():
         raise CompileError("the weight of lerp must be unsigned or float, not "

@@ -186,9 +186,7 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                     raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU "
                                         "loops around it; put GPU block loops outermost, then "
                                         "thread loops, with nothing between them")
-                if isinstance(n, st.For) and n.for_type is ForType.Parallel:
-                    raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
-            body = chain[-1].body
+            body = _serial(chain[-1].body)
             if guards:
                 cond = guards[0]
                 for g in guards[1:]:
@@ -260,6 +258,14 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
             _allocations(k, lets, in_threads, kernel)
 
 
+def _serial(s):
+    """s with its parallel loops serial: inside a kernel each invocation runs its own loops
+    (Halide accepts parallel there and does the same)."""
+    if isinstance(s, st.For) and s.for_type is ForType.Parallel:
+        return dataclasses.replace(s, for_type=ForType.Serial, body=_serial(s.body))
+    return rebuild(s, _serial) if isinstance(s, st.Stmt) else s
+
+
 def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     blocks = []
     s: st.Stmt = loop
@@ -278,8 +284,7 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
             if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
                 raise ScheduleError(f"GPU loop {n.name} is not directly inside the GPU block "
                                     "loops around it; put GPU block loops outermost")
-            if isinstance(n, st.For) and n.for_type is ForType.Parallel:
-                raise ScheduleError(f"loop {n.name} is parallel inside a GPU kernel")
+        s = _serial(s)
     kernel = Kernel(name, tuple(reversed(blocks)), s, tuple(sizes))
     # A block loop that runs once (a serial stage given one workgroup) is its min: the size of
     # a Func computed inside it may depend on it.
