@@ -79,10 +79,11 @@ def test_trace_on_compiled_targets(compiled_target, capsys):
     np.testing.assert_array_equal(np.asarray(out), [[0, 1], [2, 3]])
 
 
-def test_reference_traces_the_same_stores(capsys):
+def test_reference_traces_the_same_stores_and_loads(capsys):
     _traced().realize([2, 2], hl.Target("reference"))
     lines = capsys.readouterr().out.splitlines()
-    for kind in ("Store ", "Begin realization", "Produce ", "End produce", "End realization"):
+    for kind in ("Store ", "Load ", "Begin realization", "Produce ", "End produce",
+                 "End realization"):
         assert sorted(line for line in lines if line.startswith(kind)) == \
             sorted(line for line in EXPECTED.splitlines() if line.startswith(kind))
     assert lines[0] == "Begin pipeline g.0()" and lines[-1] == "End pipeline g.0()"

@@ -4,7 +4,8 @@ hl.print's values bound once (print_value calls become Lets, ir/printing.py).
 Each event becomes a print call (ir/printing.py) in the statement, so every CPU target prints
 it through its runtime: `Store f.0(x, y) = v` after each store, `Load f.0(x, y) = v` at each
 read, and around each realization of a Func `Begin realization f.0(min, extent, ...)`,
-`Produce`/`End produce`, `Consume`/`End consume`, `End realization`. A pipeline with any
+`Produce`/`End produce`, `Consume`/`End consume`, `End realization`. (The reference evaluator
+prints the stores, loads and realizations itself: reference/realize.py.) A pipeline with any
 tracing starts with `Begin pipeline out.0()` and a `Tag` line per traced Func (its type and the
 region the pipeline uses of it), and ends with `End pipeline out.0()`. The ".0" is the value
 index of Halide's names (webhal Funcs have one value). In a vectorized loop a store or load

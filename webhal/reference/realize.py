@@ -83,7 +83,10 @@ class Realizer:
             shape = np.broadcast_shapes(*(np.shape(a) for a in args))
             return np.zeros(shape, dtype=fn.type.dtype)
         mins, data = self.cache[key]
-        return _gather(data, mins, args, mask)
+        values = _gather(data, mins, args, mask)
+        if "loads" in fn.schedule.trace:
+            _trace_loads(fn, args, mask, values)
+        return values
 
     # -- computing Funcs -----------------------------------------------------------------------
 
@@ -261,15 +264,25 @@ def _say(*lines: str) -> None:
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 
-def _trace_stores(fn: Function, coords, values) -> None:
+def _trace_stores(fn: Function, coords, values, event: str = "Store") -> None:
     """`Store f.0(x, y) = v` per point, in the order given (as passes/tracing.py prints)."""
     values = np.asarray(values)
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
     kind = abi.print_kind(fn.type) if not fn.type.is_bool() else "u"
     rows = zip(*[c.tolist() for c in coords], values.tolist())
-    _say(*(f"Store {fn.name}.0({', '.join(str(c) for c in row[:-1])}) = "
+    _say(*(f"{event} {fn.name}.0({', '.join(str(c) for c in row[:-1])}) = "
            f"{abi.format_print(kind, [row[-1]])}" for row in rows))
+
+
+def _trace_loads(fn: Function, args, mask, values) -> None:
+    """`Load f.0(x, y) = v` per point read (where mask holds), in storage order."""
+    shape = np.broadcast_shapes(np.shape(values), *(np.shape(a) for a in args),
+                                *(() if mask is None else (np.shape(mask),)))
+    active = np.ones(shape, dtype=bool) if mask is None else np.broadcast_to(mask, shape)
+    keep = active.ravel(order="F")
+    coords = [np.broadcast_to(a, shape).ravel(order="F")[keep] for a in args]
+    _trace_stores(fn, coords, np.broadcast_to(values, shape).ravel(order="F")[keep], "Load")
 
 
 def traced_functions(outputs: list[Function]) -> list[Function]:
