@@ -42,6 +42,8 @@ from webhal.lang.functions import (
     f16,
     f32,
     f64,
+    fast_inverse,
+    fast_inverse_sqrt,
     floor,
     fract,
     i8,

@@ -6,6 +6,7 @@ import builtins
 
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir.types import Bool, Float, Int, Type, UInt
 from webhal.lang.expr import (
     Expr,
@@ -237,6 +238,27 @@ def _math(name: str, *args) -> Expr:
 def _rounding(name: str, e) -> Expr:
     n = _as_float(e)
     return _intrinsic(n.type, name, n)
+
+
+def fast_inverse(e) -> Expr:
+    """1 / e for float16/float32 (Halide's approximation; webhal divides exactly, which is at
+    least as close)."""
+    n = _fast_operand("fast_inverse", e)
+    return Expr(ir.Div(ops.const(1.0, n.type), n))
+
+
+def fast_inverse_sqrt(e) -> Expr:
+    """1 / sqrt(e) for float16/float32 (exact here, as fast_inverse)."""
+    n = _fast_operand("fast_inverse_sqrt", e)
+    return Expr(ir.Div(ops.const(1.0, n.type), sqrt(n).node()))
+
+
+def _fast_operand(name: str, e) -> ir.Expr:
+    n = to_node(e)
+    if not n.type.is_float() or n.type.bits > 32:
+        raise CompileError(f"{name} takes float16 or float32, not {n.type} ({Expr(n)}), as in "
+                           "Halide", user_location())
+    return n
 
 
 def sqrt(e): return _math("sqrt", e)
