@@ -67,3 +67,21 @@ def test_names_as_in_halide():
         names = (f.in_(g).name(), f2.clone_in(g).name())
         # Halide adds $<n> to make names unique
         assert [re.sub(r"\$\d+", "", n) for n in names] == ["p_in_q", "p2_clone_in_q"]
+
+
+def test_one_wrapper_for_a_list_of_consumers(target):
+    f, g, h, out = hl.Func("f"), hl.Func("g"), hl.Func("h"), hl.Func("out")
+    f[x] = x * 5
+    g[x] = f[x] + 1
+    h[x] = f[x] - 1
+    out[x] = g[x] * h[x]
+    w = f.in_([g, h])
+    assert w.name() == "f_wrapper" and f.in_([h, g]).name() == "f_wrapper"  # Halide's name
+    with pytest.raises(hl.CompileError, match="already shared"):
+        f.in_(h)  # h shares its wrapper with g: Halide refuses a wrapper of its own
+    f.compute_root()
+    w.compute_root()
+    text = hl.Pipeline(out).loop_nest()
+    assert text.count("produce f_wrapper") == 1
+    v = np.arange(37) * 5
+    check(out, [37], target, expected=((v + 1) * (v - 1)).astype(np.int32))

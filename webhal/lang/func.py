@@ -299,27 +299,32 @@ class Func(Stage):
         to copy a tile of f into a small buffer. Asking twice gives the same wrapper."""
         from webhal.lang.wrappers import redirect_definitions
         fn = self._require_defined("in_")
-        if isinstance(consumer, (list, tuple)):
-            wrappers = {id(self.in_(c).function()): self.in_(c) for c in consumer}
-            if len(wrappers) > 1:
-                raise CompileError("in_ with a list of consumers: each already has a wrapper of "
-                                   f"its own of Func {self.name()}", user_location())
-            return next(iter(wrappers.values()))
-        key = None if consumer is None else id(consumer.function())
-        if key is not None and consumer.function() is fn:
+        consumers = None if consumer is None else \
+            list(consumer) if isinstance(consumer, (list, tuple)) else [consumer]
+        if consumers is not None and any(c.function() is fn for c in consumers):
             raise CompileError(f"Func {self.name()} cannot be wrapped in itself",
                                user_location())
-        made = fn.schedule.wrappers.get(key)
-        if made is not None:
-            return Func._of(made)
-        name = f"{fn.name}_global_wrapper" if consumer is None else \
-            f"{fn.name}_in_{consumer.name()}"
+        keys = [None] if consumers is None else [id(c.function()) for c in consumers]
+        made = {id(w): w for k in keys if (w := fn.schedule.wrappers.get(k)) is not None}
+        if made:
+            w = next(iter(made.values()))
+            sharing = {k for k, v in fn.schedule.wrappers.items() if v is w}
+            if len(made) == 1 and sharing == set(keys):
+                return Func._of(w)
+            raise CompileError(f"in_: these consumers of Func {self.name()} would not read "
+                               "one wrapper: a wrapper of it is already shared by another set "
+                               "of consumers; ask for it with that same list (f.in_([g, h]))",
+                               user_location())
+        name = f"{fn.name}_global_wrapper" if consumers is None else \
+            f"{fn.name}_in_{consumers[0].name()}" if len(consumers) == 1 else \
+            f"{fn.name}_wrapper"
         wrapper = Func(name)
         vars_ = [Var(a) for a in fn.pure_args]
         wrapper[vars_] = self[vars_]
-        fn.schedule.wrappers[key] = wrapper.function()
-        if consumer is not None:
-            redirect_definitions(consumer.function(), fn, wrapper.function())
+        for k in keys:
+            fn.schedule.wrappers[k] = wrapper.function()
+        for c in consumers or ():  # one wrapper, read by each of them (Halide's in_(list))
+            redirect_definitions(c.function(), fn, wrapper.function())
         return wrapper
 
     def clone_in(self, consumer) -> Func:
