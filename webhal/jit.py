@@ -74,12 +74,7 @@ def compile_jit(pipeline, target, name: str = "pipeline"):
     outputs = [f.function() for f in pipeline.outputs()]
     lowered = lower(outputs, pipeline.functions(), target, name,
                     requirements=requirements_of(pipeline))
-    if target.is_wasm:
-        from webhal.runners.wasmtime import WasmPipeline
-        compiled = WasmPipeline(lowered)
-    else:
-        from webhal.runners.host import HostPipeline
-        compiled = HostPipeline(lowered)
+    compiled = runner(lowered)
     _CACHE[key] = (compiled, lowered)
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -113,13 +108,10 @@ def realize_compiled(pipeline, buffers, target, where) -> None:
     call(compiled, argument_values(pipeline, buffers, where), where)
 
 
-def compile_for_arguments(pipeline, arguments, target, name: str = "callable"):
-    """The pipeline compiled for `target` with its entry's inputs in the order of `arguments`
-    (ImageParams and Params), for compile_to_callable; not cached."""
-    outputs = [f.function() for f in pipeline.outputs()]
-    lowered = lower(outputs, pipeline.functions(), target, name, list(arguments),
-                    requirements_of(pipeline))
-    if target.is_wasm:
+def runner(lowered):
+    """A lowered Module compiled and ready to call: wasmtime for wasm targets, else the host
+    JIT (compile_to_callable's, which is not cached)."""
+    if lowered.target.is_wasm:
         from webhal.runners.wasmtime import WasmPipeline
         return WasmPipeline(lowered)
     from webhal.runners.host import HostPipeline

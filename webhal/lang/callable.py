@@ -11,6 +11,9 @@ from webhal.target import get_host_target
 
 
 class Callable:
+    """Made by compile_to_callable: compiled once (lowered once, to check that `arguments`
+    cover every input), then called any number of times."""
+
     def __init__(self, pipeline, arguments, target):
         from webhal.aot import lower_for_aot
         self._pipeline = pipeline
@@ -23,9 +26,9 @@ class Callable:
         if target.is_reference:  # lowered only to check the arguments cover the inputs
             lower_for_aot(pipeline, self._arguments, "callable", get_host_target())
         else:
-            from webhal.jit import compile_for_arguments
-            lower_for_aot(pipeline, self._arguments, "callable", target)
-            self._compiled = compile_for_arguments(pipeline, self._arguments, target)
+            from webhal.jit import runner
+            self._compiled = runner(lower_for_aot(pipeline, self._arguments, "callable",
+                                                  target))
 
     def __call__(self, *args, **kwargs):
         """Run the pipeline: each argument by position or by name, the outputs last."""
