@@ -6,6 +6,7 @@ import subprocess
 
 import webhal as hl
 from tests.aot.test_header import _c_compiler
+from webhal.toolchain import emcc
 
 CALLER = r"""
 #include "printer.h"
@@ -33,7 +34,19 @@ int main(int argc, char **argv) {
 """
 
 
-def test_print_trace_and_requirement_from_c(tmp_path):
+EXPECTED = [
+    "Begin pipeline printer.0()",
+    'Tag printer.0() tag = "func_type_and_dim: 1 0 32 1 1 0 2"',
+    "0 of 0.000000 0.000000e+00 false end",
+    "Store printer.0(0) = 0",
+    "3 of 0.250000 1.000000e+00 true end",
+    "Store printer.0(1) = 3",
+    "End pipeline printer.0()",
+    "error code 0",
+]
+
+
+def _library(tmp_path, target: str) -> str:
     x = hl.Var("x")
     p = hl.Param(hl.Int(32), "p")
     f = hl.Func("printer")
@@ -42,22 +55,31 @@ def test_print_trace_and_requirement_from_c(tmp_path):
     pipeline = hl.Pipeline(f)
     pipeline.add_requirement(p < 10, "p is", p)
     prefix = str(tmp_path / "printer")
-    pipeline.compile_to_static_library(prefix, [p], "printer", hl.Target("host"))
+    pipeline.compile_to_static_library(prefix, [p], "printer", hl.Target(target))
     (tmp_path / "caller.c").write_text(CALLER)
+    return prefix + ".a"
+
+
+def test_print_trace_and_requirement_from_c(tmp_path):
+    library = _library(tmp_path, "host")
     exe = str(tmp_path / "caller")
-    subprocess.run([_c_compiler(), "-std=c11", "caller.c", prefix + ".a", "-lm", "-lpthread",
+    subprocess.run([_c_compiler(), "-std=c11", "caller.c", library, "-lm", "-lpthread",
                     "-o", exe], check=True, cwd=tmp_path)
     run = subprocess.run([exe, "3"], capture_output=True, text=True, timeout=60)
-    assert run.stdout.splitlines() == [
-        "Begin pipeline printer.0()",
-        'Tag printer.0() tag = "func_type_and_dim: 1 0 32 1 1 0 2"',
-        "0 of 0.000000 0.000000e+00 false end",
-        "Store printer.0(0) = 0",
-        "3 of 0.250000 1.000000e+00 true end",
-        "Store printer.0(1) = 3",
-        "End pipeline printer.0()",
-        "error code 0",
-    ], run.stdout + run.stderr
+    assert run.stdout.splitlines() == EXPECTED, run.stdout + run.stderr
     run = subprocess.run([exe, "12"], capture_output=True, text=True, timeout=60)
     assert "error code -27" in run.stdout
     assert "Error: Requirement Failed: (p < 10) p is 12" in run.stderr, run.stderr
+
+
+def test_print_trace_and_requirement_in_wasm(tmp_path, emscripten, node):
+    library = _library(tmp_path, "wasm-32-wasmrt")
+    js = str(tmp_path / "caller.js")
+    emcc(["-O1", str(tmp_path / "caller.c"), library, f"-I{tmp_path}", "-o", js])
+    run = subprocess.run([node.path, "--no-experimental-fetch", js, "3"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.stdout.splitlines() == EXPECTED, run.stdout + run.stderr
+    run = subprocess.run([node.path, "--no-experimental-fetch", js, "12"],
+                         capture_output=True, text=True, timeout=60)
+    text = run.stdout + run.stderr
+    assert "error code -27" in text and "Requirement Failed: (p < 10) p is 12" in text, text
