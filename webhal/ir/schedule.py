@@ -94,6 +94,8 @@ class StageSchedule:
     dims: list[Dim]
     splits: list[Split | Fuse] = field(default_factory=list)
     where: SourceLocation | None = None  # of the latest gpu_* directive, checked at lowering
+    scheduled: bool = False    # a directive was given (split, reorder, vectorize, ...)
+    unscheduled: bool = False  # Stage.unscheduled(): left as it is on purpose
 
     def dim_index(self, name: str) -> int:
         for i, d in enumerate(self.dims):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 from webhal.errors import ArgumentError, BufferError, CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import Function
@@ -11,7 +9,7 @@ from webhal.ir.printer import to_string
 from webhal.ir.schedule import ForType, LoopLevel
 from webhal.ir.visitor import calls
 from webhal.lang.buffer import Buffer
-from webhal.lang.expr import _user_stacklevel, to_node
+from webhal.lang.expr import to_node
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
 from webhal.passes.context import computed_in_place
@@ -229,6 +227,7 @@ class Pipeline:
             if s.bounds and id(fn) not in outputs and s.compute_level.is_inlined() and \
                     not fn.updates:
                 _warn_bound_inlined(fn)
+            _warn_unscheduled_updates(fn)
             if id(fn) in outputs:
                 if not s.compute_level.is_inlined() and not s.compute_level.is_root():
                     raise ScheduleError(f"Func {fn.name} is an output of the pipeline and is "
@@ -303,13 +302,27 @@ class Pipeline:
         return "\n".join(lines) + "\n"
 
 
+# Halide's warnings about schedules, in its words, on stdout: where its Python bindings print
+# them (and where Halide's own tests look for them).
+
 def _warn_bound_inlined(fn: Function) -> None:
-    """Halide's warning: a bound on a Func computed inline constrains nothing."""
+    """A bound on a Func computed inline constrains nothing."""
     for var, (lo, extent) in fn.schedule.bounds.items():
-        warnings.warn(f"It is meaningless to bound dimension {var} of Func {fn.name} to "
-                      f"[{to_string(lo)}, {to_string(extent)}] (min, extent): it is computed "
-                      "inline; compute it at root or at a loop of its consumer for the bound "
-                      "to apply", RuntimeWarning, stacklevel=_user_stacklevel())
+        print(f"Warning: It is meaningless to bound dimension {var} of function {fn.name} to "
+              f"be within [{to_string(lo)}, {to_string(extent)}] because the function is "
+              "scheduled inline.")
+
+
+def _warn_unscheduled_updates(fn: Function) -> None:
+    """An update left unscheduled while another stage of the Func is scheduled."""
+    if not any(d.schedule.scheduled for d in fn.definitions):
+        return
+    for i, d in enumerate(fn.updates):
+        if not d.schedule.scheduled and not d.schedule.unscheduled:
+            print(f"Warning: Update definition {i} of function {fn.name} has not been "
+                  "scheduled, even though some other definitions have been. You may have "
+                  f"forgotten to schedule it. If this was intentional, call "
+                  f"{fn.name}.update({i}).unscheduled() to suppress this warning.")
 
 
 def _compute_site(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel]) -> LoopLevel:

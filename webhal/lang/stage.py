@@ -117,6 +117,7 @@ class Stage:
                                  user_location())
         factor_n = self._factor(factor, f"split of loop {old_n} of Func {self._stage_name()}")
         sched = self._sched()
+        sched.scheduled = True
         i = sched.dims.index(dim)
         sched.dims[i:i + 1] = [Dim(inner_n, dim.for_type, dim.is_rvar, dim.device_api),
                                Dim(outer_n, dim.for_type, dim.is_rvar, dim.device_api)]
@@ -135,6 +136,7 @@ class Stage:
         if fused_n not in (inner_n, outer_n):
             self._check_new(fused_n)
         sched = self._sched()
+        sched.scheduled = True
         sched.dims.remove(do)
         sched.dims[sched.dims.index(di)] = Dim(fused_n, di.for_type, di.is_rvar, di.device_api)
         sched.splits.append(Fuse(inner_n, outer_n, fused_n))
@@ -185,6 +187,7 @@ class Stage:
                                  f"{', '.join(names)}", user_location())
         dims = [self._dim(n) for n in names]
         sched = self._sched()
+        sched.scheduled = True
         slots = sorted(sched.dims.index(d) for d in dims)
         for slot, d in zip(slots, dims):
             sched.dims[slot] = d
@@ -205,6 +208,13 @@ class Stage:
             name = inner if for_type is not ForType.Parallel else name
         dim = self._dim(name)
         dim.for_type = for_type
+        self._sched().scheduled = True
+        return self
+
+    def unscheduled(self):
+        """Say that this stage is left unscheduled on purpose: no warning that it was
+        forgotten while other stages of the Func are scheduled."""
+        self._sched().unscheduled = True
         return self
 
     def vectorize(self, v, factor=None, tail: TailStrategy = TailStrategy.Auto):
