@@ -84,6 +84,7 @@ from webhal.lang.generator import (
     InputBuffer,
     InputScalar,
     OutputBuffer,
+    create_callable_from_generator,
     create_generator,
     generator,
     registered_generators,

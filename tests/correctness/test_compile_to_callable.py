@@ -49,3 +49,47 @@ def test_callable_takes_numpy_arrays(target):
     out = np.zeros((3, 4), dtype=np.uint8)
     call(a, 1, out)  # written in place, as through hl.Buffer(out)
     np.testing.assert_array_equal(out, (a + 1) * 2)
+
+
+def test_callable_argument_mistakes():
+    g, inp, k = _pipeline()
+    call = g.compile_to_callable([inp, k], hl.Target("reference"))
+    a, out = np.zeros((3, 4), dtype=np.uint8), np.zeros((3, 4), dtype=np.uint8)
+    cases = [((a, 1, out, out), {}, "Expected at most 3 positional arguments, but saw 4."),
+             ((a,), {}, "Expected exactly 3 positional arguments, but saw 1."),
+             ((a, 1), {"funk": out}, "Unknown argument 'funk' specified via keyword."),
+             ((), {"k": 1, "g": out}, "Argument inp was not specified by either positional "
+                                      "or keyword argument."),
+             ((a,), {"inp": a, "k": 1, "g": out}, "Argument inp specified multiple times."),
+             ((a, "happy", out), {}, "is not an instance of")]
+    for args, kwargs, message in cases:
+        try:
+            call(*args, **kwargs)
+        except hl.HalideError as e:  # Halide's exception, with Halide's sentence
+            assert message in str(e), str(e)
+        else:
+            raise AssertionError(f"no error for {message}")
+
+
+@hl.generator(name="callable_offset")
+class CallableOffset:
+    offset = hl.GeneratorParam(0)
+    buffer_input = hl.InputBuffer(hl.UInt(8), 2)
+    float_arg = hl.InputScalar(hl.Float(32))
+    simple_output = hl.OutputBuffer(hl.Float(32), 2)
+
+    def generate(g):
+        g.simple_output[x, y] = hl.f32(g.offset + g.buffer_input[x, y]) + g.float_arg
+
+
+def test_generator_callables(target):
+    t = hl.Target(target)
+    with hl.GeneratorContext(t):
+        plain = CallableOffset().compile_to_callable()
+    shifted = hl.create_callable_from_generator(t, "callable_offset", {"offset": "42"})
+    b_in = np.full((2, 2), 123, dtype=np.uint8)
+    out = np.zeros((2, 2), dtype=np.float32)
+    plain(b_in, 3.5, out)
+    np.testing.assert_array_equal(out, 126.5)
+    shifted(float_arg=3.5, simple_output=out, buffer_input=b_in)
+    np.testing.assert_array_equal(out, 168.5)

@@ -32,21 +32,29 @@ class Callable:
 
     def __call__(self, *args, **kwargs):
         """Run the pipeline: each argument by position or by name, the outputs last."""
-        where = user_location()
-        if len(args) > len(self._names):
-            raise ArgumentError(f"this Callable takes {len(self._names)} arguments "
-                                f"({', '.join(self._names)}), not {len(args)}", where)
+        # The messages start with Halide's sentences, which Halide's own tests look for.
+        where, n = user_location(), len(self._names)
+        names = f"its arguments are {', '.join(self._names)}"
+        if len(args) > n:
+            raise ArgumentError(f"Expected at most {n} positional arguments, but saw "
+                                f"{len(args)}. ({names})", where)
+        if not kwargs and len(args) < n:
+            raise ArgumentError(f"Expected exactly {n} positional arguments, but saw "
+                                f"{len(args)}. ({names})", where)
         values = dict(zip(self._names, args))
         for k, v in kwargs.items():
             if k not in self._names:
-                raise ArgumentError(f"this Callable has no argument {k!r}; its arguments are "
-                                    f"{', '.join(self._names)}", where)
+                raise ArgumentError(f"Unknown argument '{k}' specified via keyword. ({names})",
+                                    where)
             if k in values:
-                raise ArgumentError(f"argument {k!r} given twice", where)
+                raise ArgumentError(f"Argument {k} specified multiple times.", where)
             values[k] = v
-        missing = [n for n in self._names if n not in values]
-        if missing:
-            raise ArgumentError(f"this Callable was not given {', '.join(missing)}", where)
+        for name in self._names:
+            if name not in values:
+                raise ArgumentError(f"Argument {name} was not specified by either positional "
+                                    f"or keyword argument. ({names})", where)
+        for a, name in zip([*self._arguments, *self._pipeline.outputs()], self._names):
+            _check_kind(a, name, values[name], where)
         # numpy arrays are taken as hl.Buffer(array) takes them (x is the last axis)
         ordered = [Buffer(v) if isinstance(v, np.ndarray) else v
                    for v in (values[n] for n in self._names)]
@@ -68,3 +76,14 @@ class Callable:
             a.set(v)
         realize_into([f.function() for f in self._pipeline.outputs()], outputs, where,
                      tuple(getattr(self._pipeline, "_requirements", ())))
+
+
+def _check_kind(argument, name: str, value, where) -> None:
+    """A buffer argument takes an hl.Buffer or a numpy array, a scalar one a number."""
+    wants_buffer = hasattr(argument, "dimensions")  # ImageParam, or an output Func
+    ok = isinstance(value, (Buffer, np.ndarray)) if wants_buffer else \
+        isinstance(value, (int, float, bool, np.number, np.bool_))
+    if not ok:
+        what = "hl.Buffer (or a numpy array)" if wants_buffer else "a number"
+        raise ArgumentError(f"Argument {name} is {value!r}, which is not an instance of {what}",
+                            where)

@@ -149,6 +149,11 @@ class Generator:
         self.build_pipeline()
         return list(self._inputs)
 
+    def compile_to_callable(self):
+        """The pipeline compiled for this generator's target, as an hl.Callable taking the
+        inputs and then the outputs, in declaration order (or by name)."""
+        return self.build_pipeline().compile_to_callable(self.inputs(), self.target())
+
     def generate(self):
         raise CompileError(f"generator {self._halide_name} must define generate()",
                            user_location())
@@ -181,6 +186,16 @@ def generator(name: str | None = None):
 
 def registered_generators() -> dict[str, type]:
     return dict(_registry)
+
+
+def create_callable_from_generator(context, name: str, generator_params=None):
+    """Halide's: generator `name` built with `generator_params` for a Target (or a target
+    string, or an hl.GeneratorContext), compiled to an hl.Callable."""
+    target = context
+    if not isinstance(context, (Target, str)):  # GeneratorContext(target)
+        target = getattr(context, "args", (None,))[0]
+    with GeneratorContext(target):
+        return create_generator(name, **(generator_params or {})).compile_to_callable()
 
 
 def create_generator(name: str, **generator_params) -> Generator:
