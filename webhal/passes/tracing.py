@@ -21,7 +21,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.printing import is_print_value, lower_print_value, return_second, trace_call
 from webhal.ir.types import Int, UInt
-from webhal.ir.visitor import rebuild, substitute, walk
+from webhal.ir.visitor import rebuild, substitute
 from webhal.passes.context import LowerContext
 
 _I32 = Int(32)
@@ -49,9 +49,7 @@ def _bounds(bounds) -> list:
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     names = itertools.count()
-    if any(is_print_value(n) for fn in ctx.functions for d in fn.definitions
-           for n in walk(d.value)):
-        s = _lower_prints(s, names)
+    s = _lower_prints(s, names)
     traced = {fn.name: fn for fn in ctx.functions if fn.schedule.trace}
     if not traced:
         return s
