@@ -328,9 +328,9 @@ class Generator:
                 return None
             av, cv = self.cast(rt, a), self.cast(rt, c)  # the intervals Halide's casts give
             if o in ("min", "max"):
-                r = Val(f"hl.{o}({a.code}, {c.code})", rt,
-                        getattr(builtins_, o)(av.lo, cv.lo), getattr(builtins_, o)(av.hi, cv.hi),
-                        c.exact)
+                pick = min if o == "min" else max
+                r = Val(f"hl.{o}({a.code}, {c.code})", rt, pick(av.lo, cv.lo),
+                        pick(av.hi, cv.hi), c.exact)
             else:
                 corners = [eval(f"p {o} q") for p in (av.lo, av.hi) for q in (cv.lo, cv.hi)]  # noqa: S307
                 r = self.wrap(rt, min(corners), max(corners), f"({a.code}) {o} ({c.code})",
@@ -433,14 +433,6 @@ class Generator:
             return Val(f"hl.pow(hl.abs({a.code}) + 1, hl.clamp({b.code}, -2.0, 2.0))", t,
                        0, (m + 1) ** 2, False)
         return None
-
-
-class _Builtins:
-    min = staticmethod(min)
-    max = staticmethod(max)
-
-
-builtins_ = _Builtins()
 
 
 def promote(a: str, b: str) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
-from webhal.ir.schedule import ForType
+from webhal.ir.schedule import ForType, Split, TailStrategy
 from webhal.ir.visitor import children, free_variables, rebuild, substitute, walk
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
@@ -46,6 +46,24 @@ def _accesses_outside(s: st.Stmt, name: str, loop: st.For) -> bool:
         elif any(isinstance(x, ir.Call) and x.name == name for x in walk(c)):
             return True
     return False
+
+
+def _overshoot(fn, arg: str) -> int | None:
+    """How far the producer's loops may write past the window in `arg`'s dimension, on either
+    side (a RoundUp split writes whole tiles, ShiftInwards shifts a short one back): the fold
+    must hold that too, or a tile's extra rows land on live ones. None when the splits are
+    nested or not constant (no fold then)."""
+    derived, factors = {arg}, []
+    for sp in fn.definitions[0].schedule.splits:
+        if isinstance(sp, Split) and sp.old in derived:
+            derived |= {sp.outer, sp.inner}
+            if sp.tail is not TailStrategy.GuardWithIf:
+                factors.append(ops.as_const(sp.factor))
+    if not factors:
+        return 0
+    if len(factors) > 1 or factors[0] is None:
+        return None
+    return 2 * (factors[0] - 1)
 
 
 class _Slider:
@@ -81,8 +99,9 @@ class _Slider:
         new_lo = ir.Select(ir.GT(ops.var(v), loop.min),
                            ops.maximum(lo, ops.add(prev_hi, ops.const(1))), lo)
         span = ops.as_const(simplify_expr(ops.add(ops.sub(hi, lo), ops.const(1))))
-        if span is not None and span > 0:
-            self.fold = (d, 1 << (span - 1).bit_length())
+        overshoot = _overshoot(self.fn, self.fn.pure_args[d])
+        if span is not None and span > 0 and overshoot is not None:
+            self.fold = (d, 1 << (span + overshoot - 1).bit_length())
         self.loop = loop
         return st.LetStmt(let_min.name, new_lo, let_min.body)
 
