@@ -280,3 +280,15 @@ def test_func_type_is_its_values_type():
     f[x] = hl.u16(x) * 2
     assert f.type() == hl.UInt(16)
     assert np.asarray(f.realize([3], "reference")).dtype == np.uint16
+
+
+def test_a_python_float_is_a_float32_even_in_a_cast_to_float64():
+    """As Halide's bindings (which warn): hl.cast(hl.Float(64), 0.1) is float32(0.1) widened;
+    hl.f64(0.1) keeps every bit, hl.f32(0.1) rounds without a warning."""
+    with pytest.warns(RuntimeWarning, match="loses precision"):
+        widened = hl.cast(hl.Float(64), 0.1)
+    assert value_of(widened) == float(np.float32(0.1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert value_of(hl.f64(0.1)) == 0.1
+        assert value_of(hl.f32(0.1)) == float(np.float32(0.1))

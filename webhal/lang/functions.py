@@ -25,10 +25,11 @@ def _intrinsic(t: Type, name: str, *args: ir.Expr) -> Expr:
 def cast(t: Type, e) -> Expr:
     """Convert e to type t: floats to ints truncate toward zero, ints wrap to narrower ints
     (a Python int too: hl.cast(hl.UInt(8), 300) is 44)."""
-    if isinstance(e, int) and not isinstance(e, bool):
+    if isinstance(e, int | float) and not isinstance(e, bool):
+        # As Halide's bindings: a Python float is a float32 first (with the precision warning),
+        # even in hl.cast(hl.Float(64), 0.1); hl.f64(0.1) keeps every bit
         return Expr(cast_node(t, to_node(e)))
-    return Expr(cast_node(t, to_node(e, like=t if not isinstance(e, float) or t.is_float()
-                                      else None)))
+    return Expr(cast_node(t, to_node(e, like=t)))
 
 
 def reinterpret(t: Type, e) -> Expr:
@@ -333,8 +334,16 @@ def i16(e): return cast(Int(16), e)
 def i32(e): return cast(Int(32), e)
 def i64(e): return cast(Int(64), e)
 def f16(e): return cast(Float(16), e)
-def f32(e): return cast(Float(32), e)
-def f64(e): return cast(Float(64), e)
+def f32(e):
+    """e as float32; a Python float is rounded to float32 without a warning (asked for)."""
+    if isinstance(e, float):
+        return Expr(to_node(e, like=Float(32)))
+    return cast(Float(32), e)
+def f64(e):
+    """e as float64; a Python float keeps all its bits (unlike hl.cast(hl.Float(64), 0.1))."""
+    if isinstance(e, float):
+        return Expr(to_node(e, like=Float(64)))
+    return cast(Float(64), e)
 
 
 def logical_not(e) -> Expr:
