@@ -96,10 +96,15 @@ class Generator:
         self.rng = random.Random(seed * 2 + int(gpu))
         self.lines: list[str] = []
         self.features: set[str] = set()
+        self.floaty: set[str] = set()  # images and Funcs whose values come from floats
         self.int_types = INT_TYPES if gpu else INT_TYPES + WIDE_TYPES
         self.float_types = ["float32"] if gpu else FLOAT_TYPES
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def from_float(self, code: str) -> bool:
+        """Whether code may compute a value from a float (a cast, a float image or Func)."""
+        return "Float(" in code or any(re.search(rf"\b{n}\[", code) for n in self.floaty)
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
@@ -310,7 +315,7 @@ class Generator:
             code = f"({a.code}) {o} {c}" if left else f"{c} {o} ({a.code})"
             return self.wrap(t, min(corners), max(corners), code)
         if op == "lerp":
-            if "Float(" in a.code + b.code:
+            if self.from_float(a.code + b.code):
                 return None  # Halide 21 gets an integer lerp of values cast from float wrong
             w = self.expr(self.pick(["uint8", "float32"]), sources, depth - 1)
             if w.type == "float32":
@@ -508,6 +513,8 @@ class PipelineGenerator(Generator):
                 ref = f"b{i}"
                 self.emit(f"{ref} = hl.BoundaryConditions.{bc}({name})")
             images.append((ref, t, lo, hi))
+            if t.startswith("float"):
+                self.floaty |= {name, ref}
 
         def read(ref, t, lo, hi, exact=True) -> Val:
             dx, dy = self.rng.randint(-2, 2), self.rng.randint(-2, 2)
@@ -536,6 +543,8 @@ class PipelineGenerator(Generator):
             self.emit(f'{name} = hl.Func("{name}")')
             self.emit(f"{name}[x, y] = {v.code}")
             info = FuncInfo(name, v)
+            if self.from_float(v.code):
+                self.floaty.add(name)
             if self.chance(0.25):
                 self.update(info, sources)
             funcs.append(info)
