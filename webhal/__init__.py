@@ -4,6 +4,7 @@
 ImageParam, Param, Target, the expression functions and the scheduling types.
 """
 
+from webhal import imageio
 from webhal.errors import (
     BufferError,
     CompileError,

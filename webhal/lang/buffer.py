@@ -17,7 +17,7 @@ from webhal.errors import (
 )
 from webhal.ir import nodes as ir
 from webhal.ir.types import Type, type_of_dtype
-from webhal.lang.expr import ExprLike
+from webhal.lang.expr import Expr, ExprLike
 from webhal.lang.names import unique_name
 
 
@@ -316,7 +316,7 @@ class Buffer:
             args = tuple(args[0])
         if all(isinstance(a, (int, np.integer)) for a in args):
             return self._array[self._index(args)].item()
-        return BufferRef(self, args)
+        return Expr(BufferRef(self, args).node())  # an Expr, as in Halide's bindings
 
     def __setitem__(self, args, value):
         args = args if isinstance(args, tuple) else (args,)

@@ -209,10 +209,10 @@ class ImageParam:
     def reset(self) -> None:
         self._buffer = None
 
-    def __getitem__(self, args) -> BufferRef:
-        return BufferRef(self, args if isinstance(args, tuple) else (args,))
+    def __getitem__(self, args) -> Expr:
+        return Expr(BufferRef(self, args if isinstance(args, tuple) else (args,)).node())
 
-    def __call__(self, *args) -> BufferRef:
+    def __call__(self, *args) -> Expr:
         return self[args]
 
     def __repr__(self):
