@@ -13,6 +13,7 @@ from webhal.lang.expr import to_node
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
 from webhal.passes.context import computed_in_place
+from webhal.passes.schedule_functions import compute_stages
 from webhal.reference import realize_into
 from webhal.target import Target, get_jit_target_from_environment
 
@@ -245,15 +246,20 @@ class Pipeline:
                         f"({', '.join(c.name for c in users[id(fn)]) or 'none'})", s.where)
                 stage = _stage_of(host, level)
                 names = stage.schedule.dim_names()
-                if level.var_name() not in names:
+                if level.var_name() not in names and (level.stage_index >= 0 or not any(
+                        level.var_name() in d.schedule.dim_names() for d in host.definitions)):
                     raise ScheduleError(
                         f"Func {fn.name} is {what} at {level}, but {host.name} has no loop "
                         f"{level.var_name()}; its loops are {', '.join(reversed(names))} "
                         "(outermost first)", s.where)
             cl, sl = s.compute_level, s.store_level
             if cl.kind == "at" and sl.kind == "at":
-                if sl.function() is cl.function():
-                    names = _stage_of(cl.function(), cl).schedule.dim_names()
+                stages = [_stage_of(cl.function(), cl)] if cl.stage_index >= 0 else \
+                    cl.function().definitions  # (no stage named: any that has both loops)
+                both = [d.schedule.dim_names() for d in stages
+                        if {sl.var_name(), cl.var_name()} <= set(d.schedule.dim_names())]
+                if sl.function() is cl.function() and both:
+                    names = both[-1]
                     if names.index(sl.var_name()) < names.index(cl.var_name()):
                         raise ScheduleError(
                             f"Func {fn.name} is stored at {sl}, inside the loop where it is "
@@ -279,7 +285,7 @@ class Pipeline:
                 roots.append(fn)
             elif cl.kind == "at":
                 host = cl.function()
-                stage = cl.stage_index if cl.stage_index >= 0 else len(host.definitions) - 1
+                stage = _stage_index(host, cl)
                 at.setdefault((id(host), cl.var_name(), stage), []).append(fn)
         lines: list[str] = []
 
@@ -336,10 +342,11 @@ def _compute_site(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel
     return level
 
 
-def _enclosing_loops(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel]
-                     ) -> list[tuple] | None:
+def _enclosing_loops(fn: Function, outputs: set[int], in_place: dict[int, LoopLevel],
+                     stage: int | None = None) -> list[tuple] | None:
     """The loops around fn's computation, outermost first, as (id(Func), stage, loop); None
-    when fn is inlined or computed inside an inlined Func (lowering reports that)."""
+    when fn is inlined or computed inside an inlined Func (lowering reports that). `stage`:
+    which of the host's stages, for a LoopLevel that names none (computed in each reader)."""
     level = _compute_site(fn, outputs, in_place)
     if level.is_inlined():
         return None
@@ -349,7 +356,8 @@ def _enclosing_loops(fn: Function, outputs: set[int], in_place: dict[int, LoopLe
     outer = _enclosing_loops(host, outputs, in_place)
     if outer is None:
         return None
-    stage = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
+    if level.stage_index >= 0 or stage is None:
+        stage = _stage_index(host, level)
     names = host.definitions[stage].schedule.dim_names()  # innermost first
     down_to = names[names.index(level.var_name()):]
     return outer + [(id(host), stage, n) for n in reversed(down_to)]
@@ -360,10 +368,15 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
     """A Func computed at a loop must be computed around every place it is read: a consumer
     computed outside that loop (blur_x at out.yi, read by blur_y at out.x) would read it where
     it does not exist."""
+    out_fns = [f for f in fns if id(f) in outputs]
     for fn in fns:
         site = _enclosing_loops(fn, outputs, in_place)
         if not site:
             continue
+        level = _compute_site(fn, outputs, in_place)
+        # computed once in each reading stage of its host when the level names no stage
+        sites = [_enclosing_loops(fn, outputs, in_place, si) for si in
+                 compute_stages(level.function(), level, fn, out_fns)]
         readers, seen = list(users[id(fn)]), set()
         while readers:
             c = readers.pop()
@@ -379,7 +392,7 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
                 if not any(f is fn for f in _called(d)):
                     continue
                 loops = around + [(id(c), si, n) for n in reversed(d.schedule.dim_names())]
-                if loops[:len(site)] != site:
+                if not any(loops[:len(s)] == s for s in sites):
                     level = fn.schedule.compute_level
                     c_site = _compute_site(c, outputs, in_place)
                     raise ScheduleError(
@@ -448,8 +461,16 @@ def _uses(host: Function, fn: Function, users) -> bool:
 
 
 def _stage_of(host: Function, level: LoopLevel):
-    i = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
-    return host.definitions[i]
+    return host.definitions[_stage_index(host, level)]
+
+
+def _stage_index(host: Function, level: LoopLevel) -> int:
+    """The stage a LoopLevel names; with none named, the last that has its loop."""
+    if level.stage_index >= 0:
+        return level.stage_index
+    having = [i for i, d in enumerate(host.definitions)
+              if level.var_name() in d.schedule.dim_names()]
+    return having[-1] if having else len(host.definitions) - 1
 
 
 def _computed_in_gpu_block(fn: Function, by_id) -> bool:

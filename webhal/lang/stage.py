@@ -16,11 +16,14 @@ from webhal.ir.schedule import (
     schedule_error,
 )
 from webhal.lang.expr import to_node
+from webhal.lang.var import RDom
 
 
 def loop_name(v) -> str:
     if isinstance(v, str):
         return v
+    if isinstance(v, RDom):  # an RDom stands for its first dimension, as in Halide
+        return v.x.name()
     if hasattr(v, "name") and callable(v.name):
         return v.name()
     raise schedule_error(f"expected a Var or RVar, not {v!r}", user_location())

@@ -108,6 +108,27 @@ def computed_in_place(functions: list[Function], outputs: list[Function]) -> dic
     return levels
 
 
+def stages_reading(host: Function, fn: Function, outputs: list[Function]) -> list[int]:
+    """The stages of host that read fn, directly or through inlined Funcs. A LoopLevel at
+    host's loop with no stage given (`compute_at(host, x)`) means each of these, as in Halide:
+    fn is computed once per reading stage, inside that stage's loop."""
+    out_ids = {id(o) for o in outputs}
+    found = []
+    for si, d in enumerate(host.definitions):
+        stack, seen = _called(d), set()
+        while stack:
+            f = stack.pop()
+            if f is fn:
+                found.append(si)
+                break
+            if id(f) in seen or id(f) in out_ids or not f.schedule.compute_level.is_inlined() \
+                    or f.updates:
+                continue
+            seen.add(id(f))
+            stack += _called(f.definitions[0])
+    return found
+
+
 def _called(d) -> list[Function]:
     """The Functions a definition calls inside its loops (not in its RDom's bounds)."""
     return _called_in([*d.args, d.value, *(d.rdom.predicates if d.rdom else ())])

@@ -18,7 +18,7 @@ from webhal.ir.function import Definition, Function
 from webhal.ir.schedule import DeviceAPI, ForType, Fuse, Split, TailStrategy
 from webhal.ir.types import Bool, Int
 from webhal.ir.visitor import rebuild, substitute
-from webhal.passes.context import LowerContext
+from webhal.passes.context import LowerContext, stages_reading
 
 I32 = Int(32)
 
@@ -192,6 +192,17 @@ def _specialized(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.
     return nest
 
 
+def compute_stages(host: Function, level, fn: Function, outputs) -> list[int]:
+    """The stages of host whose loop `level` names: the one given, or with none given, each
+    stage that reads fn and has that loop (fn is then computed once in each, as in Halide);
+    the last stage when none reads it."""
+    if level.stage_index >= 0:
+        return [level.stage_index]
+    stages = [si for si in stages_reading(host, fn, outputs)
+              if level.var_name() in host.definitions[si].schedule.dim_names()]
+    return stages or [len(host.definitions) - 1]
+
+
 def _wrap_loop(s: st.Stmt, loop: str, wrap) -> tuple[st.Stmt, bool]:
     """Apply wrap to the body of the For named loop; report whether it was found."""
     found = False
@@ -230,12 +241,15 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
                 body = storage(body)
             continue
         host = level.function()
-        stage = level.stage_index if level.stage_index >= 0 else len(host.definitions) - 1
-        loop = loop_var(host, stage, qualified_names(host.definitions[stage])[level.var_name()])
         same = store.kind == "at" and store.function() is host and \
             store.var_name() == level.var_name()
-        body, found = _wrap_loop(body, loop, lambda b, s=site, r=storage, same=same:
-                                 r(s(b)) if same else s(b))
+        found = False
+        for stage in compute_stages(host, level, fn, ctx.outputs):
+            loop = loop_var(host, stage,
+                            qualified_names(host.definitions[stage])[level.var_name()])
+            body, here = _wrap_loop(body, loop, lambda b, s=site, r=storage, same=same:
+                                    r(s(b)) if same else s(b))
+            found = found or here
         if not found:
             raise ScheduleError(f"Func {fn.name} is computed at {level}, but {host.name} is "
                                 "not computed anywhere (it is inlined); give it a compute_root "
