@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
 
 import numpy as np
 import pytest
 
 import webhal
+from tests.halide_peer import require
 
 from .program import INT_TYPES, WIDE_TYPES, generate, promote
 from .run import CPU_TARGETS, GPU_TARGETS, compare, run_halide, run_webhal
 
-try:
-    import halide
-except ImportError as exc:  # skipped locally; under WEBHAL_EXPECT_ALL=1 (CI) it must fail
-    if os.environ.get("WEBHAL_EXPECT_ALL", "") not in ("", "0"):
-        raise
-    pytest.skip(f"{exc.name} is not installed (pip install -e '.[test]')",
-                allow_module_level=True)
+halide, = require("halide")
 
 pytestmark = pytest.mark.halide
 

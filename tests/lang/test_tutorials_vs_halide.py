@@ -7,7 +7,6 @@ Halide is only a comparison peer here: webhal never imports it.
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
@@ -17,15 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webhal
+from tests.halide_peer import require
 
-try:
-    import halide
-    from PIL import Image
-except ImportError as exc:  # skipped locally; under WEBHAL_EXPECT_ALL=1 (CI) it must fail
-    if os.environ.get("WEBHAL_EXPECT_ALL", "") not in ("", "0"):
-        raise
-    pytest.skip(f"{exc.name} is not installed (pip install -e '.[test]')",
-                allow_module_level=True)
+halide, Image = require("halide", "PIL.Image")
 
 pytestmark = pytest.mark.halide
 
