@@ -37,3 +37,13 @@ def test_stored_at_the_parallel_loop_is_fine():
     source.compute_at(out, y).store_at(out, y)
     got = np.asarray(out.realize([8, 4], hl.Target("host")))
     assert got[3, 5] == (5 + 2) + (5 + 3)
+
+
+def test_stored_outside_a_gpu_thread_loop():
+    source, out = _pipeline()
+    xo, yo, xi, yi = (hl.Var(n) for n in ("xo", "yo", "xi", "yi"))
+    out.gpu_tile(x, y, xo, yo, xi, yi, 4, 4)
+    source.compute_at(out, xi).store_at(out, xo)  # <- error
+    with expect_error(hl.ScheduleError, "Func source", "the gpu_thread loop out.",
+                      "store source inside that loop"):
+        out.realize([8, 8], "host-webgpu")

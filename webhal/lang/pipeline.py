@@ -403,12 +403,12 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
 
 
 # Loops whose iterations may run at once: storage shared across them is a race.
-_CONCURRENT = (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock)
+_CONCURRENT = (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock, ForType.GPUThread)
 
 
 def _check_storage_outside_parallel_loops(fns: list[Function], outputs: set[int],
                                           in_place: dict[int, LoopLevel], by_id) -> None:
-    """A Func stored outside a parallel, vectorized or GPU block loop but computed inside it
+    """A Func stored outside a parallel, vectorized or GPU loop but computed inside it
     would be written by every iteration of that loop at once (Halide refuses it too)."""
     for fn in fns:
         s = fn.schedule
