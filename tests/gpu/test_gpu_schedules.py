@@ -1094,6 +1094,19 @@ def test_parallel_loops_inside_a_kernel_run_in_each_invocation(target, wgpu_adap
     check(out, [W, H], target, kernels=1)
 
 
+def test_func_at_an_outer_thread_loop_of_a_tile(target, wgpu_adapter):
+    """compute_at the outer of two thread loops (gpu_tile's yi, with xi inside): each
+    invocation computes the producer's row segment itself, in its own memory (Halide accepts
+    it); the inner thread loop moves around that work."""
+    A = hl.Buffer(ramp_image(np.int16, W + 4, H + 2, seed=64), "a")
+    p, out = hl.Func("row_p"), hl.Func("row_out")
+    p[x, y] = hl.i32(A[x, y]) * 5 - x
+    out[x, y] = p[x, y] + p[x + 3, y + 1]
+    gpu_2d(out, 8, 4)
+    p.compute_at(out, yi)
+    check(out, [W, H], target, kernels=1)
+
+
 # -- what the GPU does not take is reported --------------------------------------------------
 
 def test_bool_buffer_on_the_gpu_is_reported(target, wgpu_adapter):

@@ -21,7 +21,7 @@ from webhal.ir.module import GPULoop, Kernel
 from webhal.ir.printer import to_string
 from webhal.ir.schedule import ForType
 from webhal.ir.types import Handle, Int, Type, UInt
-from webhal.ir.visitor import children, rebuild, substitute, walk
+from webhal.ir.visitor import children, free_variables, rebuild, substitute, walk
 from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
 from webhal.passes.simplify import simplify_expr
@@ -159,6 +159,9 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
     lets around it. Records each nest's extents (innermost first) as maxima in `sizes`."""
     match s:
         case st.For() if s.for_type is ForType.GPUThread:
+            sunk = _sink_thread_loop(s)
+            if sunk is not None:
+                return _block_level(sunk, sizes, lets)
             chain = thread_nest(s)
             if len(chain) > 3:
                 raise ScheduleError("a GPU kernel has at most 3 thread dimensions")
@@ -256,6 +259,45 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
     for k in children(s):
         if isinstance(k, st.Stmt):
             _allocations(k, lets, in_threads, kernel)
+
+
+def _sink_thread_loop(loop: st.For) -> st.For | None:
+    """A Func computed at a GPU thread loop with another thread loop inside
+    (`p.compute_at(out, yi)` under gpu_tile's xi): the inner thread loop is moved around the
+    work between them, so each invocation computes that Func itself, in its own memory (the
+    work is repeated across the inner loop's invocations, with the same values, as in Halide).
+    None unless the inner loop is the only GPU loop there, its bounds use nothing bound in
+    between, and the work between writes only storage allocated there."""
+    chain = thread_nest(loop)
+    inner_loops = [n for n in walk(chain[-1].body)
+                   if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread)]
+    if len(inner_loops) != 1 or inner_loops[0].for_type is not ForType.GPUThread:
+        return None
+    inner = inner_loops[0]
+    between = chain[-1].body
+    bound = {n.name for n in walk(between) if isinstance(n, st.LetStmt | st.For)}
+    allocated = {n.name for n in walk(between) if isinstance(n, st.Allocate | st.Realize)}
+    used = {v.name for e in (inner.min, inner.extent) for v in free_variables(e)}
+    writes = {n.name for n in walk(_without(between, inner)) if isinstance(n, st.Store)}
+    if used & bound or not writes <= allocated:
+        return None
+    rest = _replace_loop(between, inner, inner.body)
+    moved = st.For(inner.name, inner.min, inner.extent, inner.for_type, rest, inner.device_api)
+    for outer in reversed(chain):
+        moved = st.For(outer.name, outer.min, outer.extent, outer.for_type, moved,
+                       outer.device_api)
+    return moved
+
+
+def _without(s, loop: st.For):
+    """s with `loop` left out (an empty Evaluate in its place)."""
+    return _replace_loop(s, loop, st.Evaluate(ops.const(0)))
+
+
+def _replace_loop(s, loop: st.For, by: st.Stmt):
+    if s is loop:
+        return by
+    return rebuild(s, lambda c: _replace_loop(c, loop, by) if isinstance(c, st.Stmt) else c)
 
 
 def _serial(s):
