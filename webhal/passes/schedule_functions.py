@@ -195,12 +195,13 @@ def _specialized(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.
 def compute_stages(host: Function, level, fn: Function, outputs) -> list[int]:
     """The stages of host whose loop `level` names: the one given, or with none given, each
     stage that reads fn and has that loop (fn is then computed once in each, as in Halide);
-    the last stage when none reads it."""
+    else the last stage that has the loop."""
     if level.stage_index >= 0:
         return [level.stage_index]
-    stages = [si for si in stages_reading(host, fn, outputs)
-              if level.var_name() in host.definitions[si].schedule.dim_names()]
-    return stages or [len(host.definitions) - 1]
+    having = [si for si, d in enumerate(host.definitions)
+              if level.var_name() in d.schedule.dim_names()]
+    stages = [si for si in stages_reading(host, fn, outputs) if si in having]
+    return stages or having[-1:] or [len(host.definitions) - 1]
 
 
 def _wrap_loop(s: st.Stmt, loop: str, wrap) -> tuple[st.Stmt, bool]:
