@@ -292,3 +292,13 @@ def test_a_python_float_is_a_float32_even_in_a_cast_to_float64():
         warnings.simplefilter("error")
         assert value_of(hl.f64(0.1)) == 0.1
         assert value_of(hl.f32(0.1)) == float(np.float32(0.1))
+
+
+def test_type_queries_as_halides():
+    """can_represent of a Type, is_max/is_min and same_handle_type answer as Halide 21's."""
+    assert hl.Float(32).can_represent(hl.Bool()) and not hl.Bool().can_represent(hl.Float(32))
+    assert hl.Int(32).can_represent(hl.UInt(16)) and not hl.Int(16).can_represent(hl.UInt(16))
+    assert hl.Float(64).can_represent(hl.Int(32)) and not hl.Float(32).can_represent(hl.Int(32))
+    assert hl.Bool().is_max(1) and hl.Bool().is_min(0) and hl.Int(8).is_min(-128)
+    assert not hl.Float(32).is_max(1)
+    assert hl.Handle().same_handle_type(hl.Handle())

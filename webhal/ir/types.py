@@ -107,14 +107,39 @@ class Type:
             return -(1 << (self.bits - 1))
         return float(np.finfo(self.dtype).min)
 
-    def can_represent(self, value: int | float) -> bool:
-        """Whether a Python constant survives conversion to this type unchanged."""
+    def can_represent(self, value) -> bool:
+        """Whether a Python constant, or every value of another Type, survives conversion to
+        this type unchanged."""
+        if isinstance(value, Type):
+            return self._holds(value)
         if self.is_float():
             return bool(np.isnan(value)) or float(self.dtype.type(value)) == value or \
                 abs(value) <= self.max()
         if isinstance(value, float) and not float(value).is_integer():
             return False
         return self.min() <= value <= self.max()
+
+    def _holds(self, other: Type) -> bool:
+        if self.lanes != other.lanes or self.is_handle() or other.is_handle():
+            return self == other
+        if other.is_float():
+            return self.is_float() and self.bits >= other.bits
+        if self.is_float():  # every integer of other fits the mantissa
+            mantissa = {16: 11, 32: 24, 64: 53}[self.bits]
+            return other.bits - (1 if other.is_int() else 0) <= mantissa
+        return self.min() <= other.min() and other.max() <= self.max()
+
+    def is_max(self, value) -> bool:
+        """Whether value is this type's largest (integer types only, as in Halide)."""
+        return not self.is_float() and value == self.max()
+
+    def is_min(self, value) -> bool:
+        """Whether value is this type's smallest (integer types only, as in Halide)."""
+        return not self.is_float() and value == self.min()
+
+    def same_handle_type(self, other: Type) -> bool:
+        """Whether both are handles (webhal's handles carry no C++ type to compare)."""
+        return self.is_handle() and other.is_handle()
 
     @property
     def dtype(self) -> np.dtype:
