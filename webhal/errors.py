@@ -76,6 +76,11 @@ class ArgumentValueError(HalideError, ValueError):
     bindings)."""
 
 
+class TruthValueError(CompileError, ValueError):
+    """Python's `if`, `and`, `or`, `not` on an Expr, which has no truth value until run (a
+    ValueError in Halide's bindings)."""
+
+
 class RDomDimensionError(CompileError, KeyError):
     """An RDom indexed with a dimension it does not have, `r[-1]` included (a KeyError in
     Halide's bindings)."""

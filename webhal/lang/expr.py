@@ -18,7 +18,7 @@ import os
 import sys
 import warnings
 
-from webhal.errors import _PACKAGE_DIR, CompileError, user_location
+from webhal.errors import _PACKAGE_DIR, CompileError, TruthValueError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.ops import cast_node, make_const, wrap_int
@@ -38,9 +38,10 @@ class ExprLike:
         return self.node().type
 
     def __bool__(self):
-        raise CompileError(
-            f"the expression {self} has no truth value in Python: use hl.select(cond, a, b) "
-            "instead of `if`, and & | ~ instead of and/or/not", user_location())
+        raise TruthValueError(
+            f"the expression {self} has no truth value in Python (it cannot be converted to a "
+            "bool): use hl.select(cond, a, b) instead of `if`, and & | ~ instead of "
+            "and/or/not", user_location())
 
     def __str__(self) -> str:
         return to_string(self.node())
