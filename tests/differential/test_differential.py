@@ -15,7 +15,8 @@ import pytest
 import webhal
 from tests.halide_peer import require
 
-from .program import INT_TYPES, WIDE_TYPES, generate, promote
+from .expressions import INT_TYPES, WIDE_TYPES, promote
+from .program import generate
 from .run import CPU_TARGETS, GPU_TARGETS, compare, run_halide, run_webhal
 
 halide, = require("halide")

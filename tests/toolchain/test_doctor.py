@@ -70,15 +70,20 @@ def test_doctor_without_chromium_exits_1_with_the_hint(tmp_path):
     assert "make setup" in result.stderr
 
 
-def test_table_report_prints_the_hint(tmp_path, monkeypatch):
+def _browser_checks_without_chromium(tmp_path, monkeypatch):
+    """The browser checks run with no Chromium to find (an empty PATH, no CHROME_PATH)."""
     monkeypatch.delenv("CHROME_PATH", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     clear_caches()
     browser_checks = tuple(c for c in doctor.CHECKS if c.enables == "browser tests")
     try:
-        results = doctor.run_checks(browser_checks)
+        return doctor.run_checks(browser_checks)
     finally:
         clear_caches()
+
+
+def test_table_report_prints_the_hint(tmp_path, monkeypatch):
+    results = _browser_checks_without_chromium(tmp_path, monkeypatch)
     console = Console(record=True, width=200)
     doctor.print_report(results, console)
     text = console.export_text()
@@ -89,14 +94,7 @@ def test_table_report_prints_the_hint(tmp_path, monkeypatch):
 
 
 def test_json_report_is_all_of_stdout_and_the_hints_go_to_stderr(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("CHROME_PATH", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    clear_caches()
-    browser_checks = tuple(c for c in doctor.CHECKS if c.enables == "browser tests")
-    try:
-        results = doctor.run_checks(browser_checks)
-    finally:
-        clear_caches()
+    results = _browser_checks_without_chromium(tmp_path, monkeypatch)
     monkeypatch.setattr(doctor, "run_checks", lambda: results)
     assert doctor.main(as_json=True) == 1
     out, err = capsys.readouterr()
