@@ -1,7 +1,8 @@
-"""Halide itself as the oracle: a fixed slice of random pipelines and schedules (program.py) run
-in PyPI Halide and in webhal on every target this machine has; integers and correctly rounded
-floats must match bit for bit, other floats within run.RTOL, and a schedule Halide accepts must
-not be refused. `python -m tests.differential --seeds 0:2000` is the long run (README).
+"""Halide itself as the oracle: a fixed slice of random pipelines and schedules (program.py,
+expressions.py) run in PyPI Halide and in webhal on every target this machine has; integers
+and correctly rounded floats must match bit for bit, other floats within run.RTOL, and a
+schedule Halide accepts must not be refused. `python -m tests.differential --seeds 0:2000` is
+the long run (README).
 """
 
 from __future__ import annotations
