@@ -61,7 +61,7 @@ PASSES = [
 ]
 
 # GPU features of Halide's target strings that webhal has no backend for yet.
-_UNSUPPORTED_GPU = ("vulkan", "cuda", "opencl", "metal", "d3d12compute")
+_UNSUPPORTED_GPU = ("cuda", "opencl", "metal", "d3d12compute")
 
 
 def _same_data(a, b) -> bool:
@@ -124,10 +124,10 @@ def device_api(target) -> DeviceAPI:
     """The GPU API the target's loops marked gpu_* offload to, checked before lowering."""
     others = [f for f in _UNSUPPORTED_GPU if target.has_feature(f)]
     if others:
-        raise CompileError(f"target {target}: webhal's GPU backend is WebGPU; the "
-                           f"{others[0]} feature is not supported yet (use -webgpu)",
-                           user_location())
-    return DeviceAPI.WebGPU if target.has_feature("webgpu") else DeviceAPI.None_
+        raise CompileError(f"target {target}: webhal's GPU backends are WebGPU and Vulkan; "
+                           f"the {others[0]} feature is not supported yet (use -webgpu or "
+                           "-vulkan)", user_location())
+    return offload_gpu_loops.target_device_api(target)
 
 
 def check_gpu_loops(functions: list[Function], target) -> None:
@@ -144,14 +144,15 @@ def check_gpu_loops(functions: list[Function], target) -> None:
                     raise ScheduleError(
                         f"Func {stage} runs loop {dim.name} on the GPU (gpu_tile, gpu_blocks "
                         f"or gpu_threads), but target {target} has no GPU feature; add webgpu "
-                        "to the target (host-webgpu, wasm-32-wasmrt-webgpu), or give this "
+                        "or vulkan to the target (host-webgpu, wasm-32-wasmrt-webgpu, "
+                        "host-vulkan), or give this "
                         "target a CPU schedule (`if target.has_gpu_feature(): ...`)",
                         d.schedule.where)
                 if dim.device_api not in (DeviceAPI.Default_GPU, api):
                     raise ScheduleError(
                         f"Func {stage} runs loop {dim.name} on DeviceAPI."
                         f"{dim.device_api.name}, which webhal has no backend for; use "
-                        "DeviceAPI.WebGPU or DeviceAPI.Default_GPU", d.schedule.where)
+                        f"DeviceAPI.{api.name} or DeviceAPI.Default_GPU", d.schedule.where)
 
 
 def lower(outputs: list[Function], functions: list[Function], target, name: str,

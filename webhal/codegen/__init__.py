@@ -12,6 +12,7 @@ import llvmlite.binding as binding
 
 from webhal.codegen.llvm.module import Argument, build_module, compile_module
 from webhal.codegen.llvm.runtime import runtime_module
+from webhal.codegen.spirv.module import build_module as build_spirv
 from webhal.codegen.wgsl.module import build_module as build_wgsl
 from webhal.debug import debug_level
 from webhal.ir.module import Module
@@ -62,16 +63,20 @@ def runtime_parts(module: Module, purpose: str) -> tuple[str, ...]:
     raise ValueError(f"unknown purpose {purpose!r}; one of {', '.join(PURPOSES)}")
 
 
-def device_code(module: Module) -> dict[DeviceAPI, tuple[str, dict]]:
-    """Each device API's (source, manifest) for the module's kernels; empty without kernels.
-    HL_DEBUG_CODEGEN >= 1 prints the source and HL_WGSL_DUMP_FILE writes it."""
+def device_code(module: Module) -> dict[DeviceAPI, tuple[str | bytes, dict]]:
+    """Each device API's (source, manifest) for the module's kernels: WGSL text for WebGPU, a
+    SPIR-V binary for Vulkan; empty without kernels. HL_DEBUG_CODEGEN >= 1 prints the WGSL
+    (>= 3, the SPIR-V disassembled); HL_WGSL_DUMP_FILE and HL_SPIRV_DUMP_FILE write them."""
     out = {}
     for api, kernels in module.kernels.items():
+        ids = {b: i for b, i in module.device_buffers().items()
+               if any(b in k.buffer_ids for k in kernels)}
         if api is DeviceAPI.WebGPU:
-            ids = {b: i for b, i in module.device_buffers().items()
-                   if any(b in k.buffer_ids for k in kernels)}
             out[api] = build_wgsl(list(kernels), ids)
             _dump(module.name, out[api][0])
+        elif api is DeviceAPI.Vulkan:
+            out[api] = build_spirv(list(kernels), ids, module.target)
+            _dump_spirv(module.name, out[api][0])
         else:
             raise NotImplementedError(f"no code generator for device API {api.value}")
     return out
@@ -88,6 +93,16 @@ def compile(module: Module, purpose: str = "library",  # noqa: A001 (Halide's wo
         ref.link_in(binding.parse_assembly(str(runtime_module(module.target, parts))))
     return Compiled(module, ref, tuple(arguments),
                     device if device is not None else device_code(module))
+
+
+def _dump_spirv(name: str, binary: bytes) -> None:
+    path = os.environ.get("HL_SPIRV_DUMP_FILE")
+    if debug_level() >= 3:
+        from webhal.toolchain.spirv import disassemble
+        print(f"SPIR-V of {name}:\n{disassemble(binary)}", file=sys.stderr)
+    if path:
+        with open(path, "wb") as f:
+            f.write(binary)
 
 
 def _dump(name: str, source: str) -> None:

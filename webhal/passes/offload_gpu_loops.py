@@ -13,13 +13,13 @@ import dataclasses
 import functools
 
 from webhal.analysis.linear import linear_form
-from webhal.errors import ScheduleError
+from webhal.errors import CompileError, ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.module import GPULoop, Kernel
 from webhal.ir.printer import to_string
-from webhal.ir.schedule import ForType
+from webhal.ir.schedule import DeviceAPI, ForType
 from webhal.ir.types import Handle, Int, Type, UInt
 from webhal.ir.visitor import children, free_variables, rebuild, substitute, walk
 from webhal.passes.add_buffer_checks import runtime_call
@@ -376,6 +376,17 @@ def _host_uses(s: st.Stmt, names: set[str]) -> tuple[set[str], set[str]]:
     return reads, writes
 
 
+def target_device_api(target) -> DeviceAPI:
+    """The GPU API the target's gpu_* loops go to (None_ without a GPU feature). webhal has a
+    backend for WebGPU (WGSL) and Vulkan (SPIR-V); a target names one of them."""
+    apis = [a for f, a in (("webgpu", DeviceAPI.WebGPU), ("vulkan", DeviceAPI.Vulkan))
+            if target.has_feature(f)]
+    if len(apis) > 1:
+        raise CompileError(f"target {target} has both webgpu and vulkan; webhal compiles a "
+                           "pipeline's GPU loops for one GPU API: keep one of them")
+    return apis[0] if apis else DeviceAPI.None_
+
+
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     if not ctx.target.has_gpu_feature():
         return s
@@ -400,7 +411,9 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
         return s
     ids = {name: i for i, name in enumerate(sorted(types))}
     # Each launch carries its kernel, so the kernels travel in the host statement.
-    kernels = [dataclasses.replace(k, buffer_ids={b: ids[b] for b in k.buffers}) for k in kernels]
+    api = target_device_api(ctx.target)
+    kernels = [dataclasses.replace(k, buffer_ids={b: ids[b] for b in k.buffers}, device_api=api)
+               for k in kernels]
 
     def attach(n):
         if isinstance(n, st.GPULaunch):

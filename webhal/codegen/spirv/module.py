@@ -1,0 +1,151 @@
+"""A pipeline's SPIR-V module (binary, for Vulkan compute) and its binding manifest.
+
+One module per pipeline, one GLCompute entry point per kernel, fed by the same GPU lowering and
+legalization as the WGSL backend (codegen/wgsl/legalize), so the two differ only where the
+languages do. Buffers are storage buffers in descriptor set 0, one binding each for the whole
+module (NonWritable unless some kernel writes it); 8/16-bit elements are packed into 32-bit
+words as in WGSL. Each kernel's scalar arguments are one push-constant block of 4-byte fields.
+
+The workgroup size of each entry point is a literal LocalSize: webhal's kernels are lowered for
+the gpu_tile sizes of the schedule (thread loop extents, shared array sizes), so a runtime could
+not change it without changing the kernel; the manifest's `spec_ids` is therefore None.
+
+The SPIR-V version follows the target's Vulkan version feature: 1.0 by default and with vk_v10
+(storage buffers as Uniform BufferBlocks), 1.5 with vk_v12, 1.6 with vk_v13 (StorageBuffer
+blocks, every global listed in the entry point's interface)."""
+
+from __future__ import annotations
+
+from webhal.codegen.spirv.builder import ModuleBuilder, instruction
+from webhal.codegen.spirv.kernel import KernelEmitter, Memory
+from webhal.codegen.spirv.spec import (
+    EXECUTION_MODE_LOCAL_SIZE,
+    EXECUTION_MODEL_GLCOMPUTE,
+    BuiltIn,
+    Capability,
+    Decoration,
+    Op,
+    StorageClass,
+)
+from webhal.codegen.wgsl.legalize import WGSL, legalize
+from webhal.codegen.wgsl.legalize.nodes import is_narrow
+from webhal.errors import CompileError
+from webhal.ir.module import Kernel
+from webhal.ir.types import Float, UInt
+
+# Vulkan version feature -> (Vulkan version, SPIR-V version)
+VERSIONS = {"vk_v13": ((1, 3), (1, 6)), "vk_v12": ((1, 2), (1, 5)), "vk_v10": ((1, 0), (1, 0))}
+
+
+def versions(target) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(Vulkan version, SPIR-V version) that `target` asks for."""
+    for feature, pair in VERSIONS.items():
+        if target is not None and target.has_feature(feature):
+            return pair
+    return VERSIONS["vk_v10"]
+
+
+def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
+                 names: bool = True) -> tuple[bytes, dict]:
+    """The SPIR-V binary and the manifest for a pipeline's kernels; `names` keeps debug names
+    (OpName) in the binary."""
+    vulkan, spirv = versions(target)
+    m = ModuleBuilder(spirv, names)
+    storage_buffer = spirv >= (1, 3)
+    if not storage_buffer:
+        buffer_class = StorageClass.Uniform
+    else:
+        buffer_class = StorageClass.StorageBuffer
+    buffers: dict[str, dict] = {}
+    for k in kernels:
+        for name, (t, _reads, writes) in k.buffers.items():
+            b = buffers.setdefault(name, {"name": name, "id": buffer_ids[name],
+                                          "type": str(t), "read_only": True})
+            b["read_only"] = b["read_only"] and not writes
+    memory: dict[str, Memory] = {}
+    features: set[str] = set()
+    for binding, b in enumerate(sorted(buffers.values(), key=lambda b: b["id"])):
+        b["binding"] = binding
+        t = next(k.buffers[b["name"]][0] for k in kernels if b["name"] in k.buffers)
+        _check_type(t, target, f"buffer {b['name']}", features)
+        packed = is_narrow(t)
+        b["packed"], b["atomic"] = packed, packed and not b["read_only"]
+        element = UInt(32) if packed else t
+        if element.is_float() and element.bits == 16:
+            features.add("storage16")
+        block = m.struct(m.runtime_array(m.type(element), element.bytes()))
+        m.decorate(block, Decoration.Block if storage_buffer else Decoration.BufferBlock)
+        m.member_decorate(block, 0, Decoration.Offset, 0)
+        var = m.variable(buffer_class, block)
+        m.name(var, b["name"])
+        m.decorate(var, Decoration.DescriptorSet, 0)
+        m.decorate(var, Decoration.Binding, binding)
+        if b["read_only"]:
+            m.decorate(var, Decoration.NonWritable)
+        memory[b["name"]] = Memory(var, buffer_class, element, b["atomic"])
+    uvec3 = m.vector(m.int(32, False), 3)
+    builtins = []
+    for builtin in (BuiltIn.WorkgroupId, BuiltIn.LocalInvocationId):
+        var = m.variable(StorageClass.Input, uvec3)
+        m.decorate(var, Decoration.BuiltIn, builtin)
+        builtins.append(var)
+    manifest_kernels = []
+    for index, original in enumerate(kernels):
+        k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]])
+        kernel_memory = {n: memory[n] for n in k.buffers}
+        for name, (t, size) in sorted(k.shared.items()):
+            _check_type(t, target, f"Func {name}", features)
+            var = m.variable(StorageClass.Workgroup, m.array(m.type(t), size))
+            m.name(var, f"{k.name}.{name}")
+            kernel_memory[name] = Memory(var, StorageClass.Workgroup, t, in_block=False)
+        emitter = KernelEmitter(m, kernel_memory, {}, None, k.workgroup, tuple(builtins))
+        for name, (t, size) in sorted(k.local.items()):
+            _check_type(t, target, f"Func {name}", features)
+            var = emitter.local_variable(m.array(m.type(t), size))
+            kernel_memory[name] = Memory(var, StorageClass.Function, t, in_block=False)
+        push_bytes = 0
+        if k.scalars:  # all 32-bit after legalization
+            block = m.struct(*(m.type(t) for _, t in k.scalars))
+            m.decorate(block, Decoration.Block)
+            for i, _ in enumerate(k.scalars):
+                m.member_decorate(block, i, Decoration.Offset, 4 * i)
+            emitter.push_constants = m.variable(StorageClass.PushConstant, block)
+            m.name(emitter.push_constants, f"{k.name}.args")
+            emitter.scalars = {n: (i, t) for i, (n, t) in enumerate(k.scalars)}
+            push_bytes = 4 * len(k.scalars)
+        fn = emitter.function(k.name, k.blocks, k.body)
+        if m.declares(("float", 16)) and "float16" not in features:
+            _check_type(Float(16), target, f"kernel {k.name}", features)
+        interface = sorted(emitter.used_globals) if spirv >= (1, 4) else builtins
+        m.entry_points += instruction(Op.EntryPoint, EXECUTION_MODEL_GLCOMPUTE, fn, k.name,
+                                      interface)
+        m.execution_modes += instruction(Op.ExecutionMode, fn, EXECUTION_MODE_LOCAL_SIZE,
+                                         list(k.workgroup_size()))
+        manifest_kernels.append({
+            "name": k.name, "index": index, "workgroup_size": list(k.workgroup_size()),
+            "spec_ids": None, "buffers": sorted(buffers[n]["binding"] for n in k.buffers),
+            "scalars": [{"name": n, "type": str(t)} for n, t in original.scalars],
+            "push_constant_bytes": push_bytes})
+    if "float16" in features:
+        m.capabilities.add(Capability.Float16)
+    if "storage16" in features:
+        m.capabilities.add(Capability.StorageBuffer16BitAccess)
+        if spirv < (1, 3):
+            m.extensions.add("SPV_KHR_16bit_storage")
+    manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
+                "kernels": manifest_kernels, "features": sorted(features),
+                "vulkan_version": list(vulkan), "spirv_version": list(spirv)}
+    return m.binary(), manifest
+
+
+def _check_type(t, target, what: str, features: set[str]) -> None:
+    """Refuse a type the target's vk_* features do not allow, naming the feature to add."""
+    if t.is_float() and t.bits == 16:
+        if target is not None and not target.has_feature("vk_float16"):
+            raise CompileError(f"{what} has type float16 on the GPU, which needs the target "
+                               f"feature vk_float16 (add -vk_float16 to {target})")
+        features.add("float16")
+    elif t.bits == 64:
+        feature = "vk_float64" if t.is_float() else "vk_int64"
+        raise CompileError(f"{what} has type {t} on the GPU, which needs the target feature "
+                           f"{feature}; webhal's SPIR-V backend does not yet emit 64-bit types")
