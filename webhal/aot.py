@@ -44,16 +44,20 @@ def lower_for_aot(pipeline, arguments, fn_name: str, target) -> Module:
     return module
 
 
+# Device API -> the extension of its code next to the object (the manifest adds ".json")
+DEVICE_FILES = {DeviceAPI.WebGPU: ".wgsl", DeviceAPI.Vulkan: ".spv"}
+
+
 def _write_device_code(compiled: codegen.Compiled, path_prefix: str) -> None:
-    """<prefix>.wgsl and <prefix>.wgsl.json (the binding manifest) when the pipeline has WebGPU
-    kernels: what the web build's runtime loads next to the object."""
-    if DeviceAPI.WebGPU not in compiled.device:
-        return
-    wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
-    with open(path_prefix + ".wgsl", "w") as f:
-        f.write(wgsl)
-    with open(path_prefix + ".wgsl.json", "w") as f:
-        json.dump(manifest, f, indent=2)
+    """The kernels' code and its binding manifest next to the object: <prefix>.wgsl and
+    <prefix>.wgsl.json for WebGPU (what the web build's runtime loads), <prefix>.spv (binary
+    SPIR-V) and <prefix>.spv.json for Vulkan."""
+    for api, (code, manifest) in compiled.device.items():
+        path = path_prefix + DEVICE_FILES[api]
+        with open(path, "wb" if isinstance(code, bytes) else "w") as f:
+            f.write(code)
+        with open(path + ".json", "w") as f:
+            json.dump(manifest, f, indent=2)
 
 
 def _archive(objects: list[str], out: str, target) -> None:
@@ -93,8 +97,9 @@ def compile_to_static_library(pipeline, filename_prefix, arguments, fn_name=None
 
 
 def write_static_library(compiled: codegen.Compiled, filename_prefix: str) -> None:
-    """<prefix>.a, <prefix>.h and, with WebGPU kernels, <prefix>.wgsl and <prefix>.wgsl.json
-    of a pipeline compiled for the "library" purpose."""
+    """<prefix>.a, <prefix>.h and, with GPU kernels, their code and manifest (<prefix>.wgsl
+    and <prefix>.wgsl.json, or <prefix>.spv and <prefix>.spv.json) of a pipeline compiled for
+    the "library" purpose."""
     module = compiled.module
     with open(filename_prefix + ".h", "w") as f:
         f.write(pipeline_header(module.name, compiled.arguments))

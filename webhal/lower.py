@@ -149,9 +149,13 @@ def check_gpu_loops(functions: list[Function], target) -> None:
                         "target a CPU schedule (`if target.has_gpu_feature(): ...`)",
                         d.schedule.where)
                 if dim.device_api not in (DeviceAPI.Default_GPU, api):
+                    backend = dim.device_api in (DeviceAPI.WebGPU, DeviceAPI.Vulkan)
+                    why = (f"which target {target} does not have (its GPU API is {api.name}; "
+                           f"use a -{dim.device_api.value} target for it)" if backend else
+                           "which webhal has no backend for")
                     raise ScheduleError(
                         f"Func {stage} runs loop {dim.name} on DeviceAPI."
-                        f"{dim.device_api.name}, which webhal has no backend for; use "
+                        f"{dim.device_api.name}, {why}; or use "
                         f"DeviceAPI.{api.name} or DeviceAPI.Default_GPU", d.schedule.where)
 
 

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 
 from webhal.analysis.linear import linear_form
-from webhal.errors import CompileError, ScheduleError
+from webhal.errors import CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -383,7 +383,8 @@ def target_device_api(target) -> DeviceAPI:
             if target.has_feature(f)]
     if len(apis) > 1:
         raise CompileError(f"target {target} has both webgpu and vulkan; webhal compiles a "
-                           "pipeline's GPU loops for one GPU API: keep one of them")
+                           "pipeline's GPU loops for one GPU API: keep one of them",
+                           user_location())
     return apis[0] if apis else DeviceAPI.None_
 
 

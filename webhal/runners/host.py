@@ -14,10 +14,11 @@ from webhal import codegen
 from webhal.codegen.llvm.runtime import runtime_module
 from webhal.codegen.llvm.target_machine import target_machine
 from webhal.ir.module import Module
-from webhal.ir.schedule import DeviceAPI
 from webhal.ir.types import Type
 from webhal.runtime import host as rt
 from webhal.runtime.buffers import HostBuffer
+from webhal.runtime.device import device_runtime
+from webhal.runtime.webgpu import HostMemory
 
 _CTYPES = {("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16, ("int", 32): ctypes.c_int32,
            ("int", 64): ctypes.c_int64, ("uint", 1): ctypes.c_bool, ("uint", 8): ctypes.c_uint8,
@@ -73,11 +74,7 @@ class HostPipeline:
         argtypes = [ctypes.c_void_p if a.is_buffer else scalar_ctype(a.type)
                     for a in self.arguments]
         self.function = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
-        self.gpu = None
-        if DeviceAPI.WebGPU in compiled.device:
-            from webhal.runtime.webgpu import HostMemory, WebGPURuntime
-            wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
-            self.gpu = WebGPURuntime(wgsl, manifest, HostMemory())
+        self.gpu = device_runtime(compiled.device, HostMemory())
 
     def __call__(self, values) -> int:
         keep, args, outputs = [], [], []

@@ -18,8 +18,8 @@ from webhal.codegen.llvm.module import emit_object
 from webhal.errors import HalideError
 from webhal.ir.math_functions import FUNCTIONS, MathFunction
 from webhal.ir.module import Module
-from webhal.ir.schedule import DeviceAPI
 from webhal.runtime import gpu_calls
+from webhal.runtime.device import device_runtime
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
 
@@ -108,11 +108,7 @@ class WasmPipeline:
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
         self.entry = exports[module.name]
-        self.gpu = None
-        if DeviceAPI.WebGPU in compiled.device:
-            from webhal.runtime.webgpu import WebGPURuntime
-            wgsl, manifest = compiled.device[DeviceAPI.WebGPU]
-            self.gpu = WebGPURuntime(wgsl, manifest, _WasmMemory(self.heap))
+        self.gpu = device_runtime(compiled.device, _WasmMemory(self.heap))
 
     def _import(self, name: str):
         if name in _HALF:

@@ -20,12 +20,12 @@ def call(runtime, name: str, args, report: Report) -> int:
     """Run GPU call `name` on `runtime` (None when the pipeline has none); `report` receives
     the (message, exception class) of a failure."""
     if runtime is None:
-        report(("a GPU call reached a pipeline without a WebGPU runtime", HalideError))
+        report(("a GPU call reached a pipeline without a GPU runtime", HalideError))
         return abi.ERROR_CODES["internal_error"]
     try:
         code = getattr(runtime, METHODS[name])(*args)
     except Exception as e:  # a device error must not unwind through JIT or wasm frames
-        report((f"WebGPU: {e}", HalideError))
+        report((f"{type(runtime).__name__.removesuffix('Runtime')}: {e}", HalideError))
         return abi.ERROR_CODES[abi.GPU_CALLS[name].fails_with]
     if code:
         error, runtime.error = runtime.error, None
