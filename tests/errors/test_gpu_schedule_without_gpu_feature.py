@@ -23,7 +23,7 @@ def test_gpu_tile_on_a_cpu_target(target, tmp_path):
     shade = _shade()
     shade.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)  # <- error
     with expect_error(hl.ScheduleError, "Func shade", "on the GPU", "has no GPU feature",
-                      "add webgpu to the target"):
+                      "add webgpu or vulkan to the target"):
         shade.compile_to_lowered_stmt(str(tmp_path / "shade.stmt"), [], "shade",
                                       hl.Target(target))
 

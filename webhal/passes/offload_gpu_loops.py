@@ -253,8 +253,6 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
                 raise ScheduleError(f"Func {s.name} is stored {where}, which needs a constant "
                                     f"size, but it needs {to_string(s.size)} elements; give the "
                                     "Funcs involved constant tile sizes or bound()s")
-            if s.type.bits == 64:
-                raise ScheduleError(f"Func {s.name} has a 64-bit type; WebGPU has none")
             (kernel.local if in_threads else kernel.shared)[s.name] = (s.type, size)
     for k in children(s):
         if isinstance(k, st.Stmt):
@@ -346,16 +344,39 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
             kernel.buffers[n.name] = (t, r, True)
     for bname, (t, _, _) in kernel.buffers.items():
         types[bname] = t
-        if t.bits not in (8, 16, 32):
-            raise ScheduleError(f"buffer {bname} has type {t}: WebGPU has no 64-bit types, and "
-                                "webhal keeps booleans off the GPU; use 8-, 16- or 32-bit "
-                                "types there")
-    kernel = dataclasses.replace(kernel, scalars=tuple(sorted(scalars.items())))
-    for sname, t in kernel.scalars:
+    return dataclasses.replace(kernel, scalars=tuple(sorted(scalars.items())))
+
+
+def _check_types(kernel: Kernel, target) -> None:
+    """Refuse the types the kernel's GPU API cannot hold, naming what to change: booleans in
+    buffers (webhal keeps them off the GPU), 64-bit types on WebGPU, and on Vulkan without the
+    vk_int64 / vk_float64 target feature, and 64-bit scalar arguments (passed as 4-byte
+    words)."""
+    vulkan = target.has_feature("vulkan")
+
+    def check(what: str, t: Type) -> None:
+        if t.bits != 64:
+            return
+        feature = "vk_float64" if t.is_float() else "vk_int64"
+        if not vulkan:
+            raise ScheduleError(f"{what} has type {t} in a GPU kernel, and WebGPU has no 64-bit "
+                                "types; use 32-bit or narrower types there (or a -vulkan-"
+                                f"{feature} target)")
+        if not target.has_feature(feature):
+            raise ScheduleError(f"{what} has type {t} in a GPU kernel, which on Vulkan needs "
+                                f"the target feature {feature}: add -{feature} to {target}")
+
+    for name, (t, _, _) in kernel.buffers.items():
+        if t.is_bool():
+            raise ScheduleError(f"buffer {name} has type bool in a GPU kernel; webhal keeps "
+                                "booleans off the GPU: use uint8 there")
+        check(f"buffer {name}", t)
+    for name, (t, _) in [*kernel.shared.items(), *kernel.local.items()]:
+        check(f"Func {name}", t)
+    for name, t in kernel.scalars:
         if t.bits == 64:
-            raise ScheduleError(f"{sname} is a 64-bit value used in a GPU kernel; WebGPU has no "
-                                "64-bit types")
-    return kernel
+            raise ScheduleError(f"{name} is a 64-bit value used in a GPU kernel; kernel "
+                                "arguments are 32-bit words: cast it to 32 bits on the CPU")
 
 
 def _launch_arg(name: str, t: Type) -> ir.Expr:
@@ -397,6 +418,7 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     def offload(n):
         if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
             k = _make_kernel(n, len(kernels), types)
+            _check_types(k, ctx.target)
             kernels.append(k)
             grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
             return st.GPULaunch(len(kernels) - 1, tuple(grid),

@@ -103,9 +103,11 @@ class ModuleBuilder:
                 self.globals += instruction(op, found, *operands)
         return found
 
-    def declares(self, key: tuple) -> bool:
-        """Whether a type or constant of this key (("float", 16), ...) is declared."""
-        return key in self._declared
+    def declares_scalar(self, t: Type) -> bool:
+        """Whether a scalar type of t's kind and width is declared (either signedness)."""
+        if t.is_float():
+            return ("float", t.bits) in self._declared
+        return any(("int", t.bits, signed) in self._declared for signed in (False, True))
 
     def void(self) -> int:
         return self._declare(("void",), Op.TypeVoid)

@@ -181,7 +181,7 @@ class KernelEmitter:
             case ir.Reinterpret():
                 return self.reinterpret(e.value.type, self.expr(e.value), t)
             case ir.Load():
-                return self.load(e.name, self.expr(e.index))
+                return self.load(e.name, self.expr(e.index), t)
             case ir.Call():
                 return self.call(e)
         raise CompileError(f"SPIR-V codegen cannot handle {to_string(e)}")
@@ -298,17 +298,21 @@ class KernelEmitter:
         path = (self.const(U32, 0), index) if mem.in_block else (index,)
         return self.op(Op.AccessChain, pointer, mem.var, *path), mem
 
-    def load(self, name: str, index: int) -> int:
+    def load(self, name: str, index: int, t: Type) -> int:
+        """Element `index` of `name` as a value of type t: an 8/16-bit element stored as it is
+        (vk_int8, vk_int16) is extended to the 32-bit register legalization gave it."""
         address, mem = self.element(name, index)
         if mem.atomic:
             return self.op(Op.AtomicLoad, mem.type, address, self.const(U32, Scope.Device),
                            self.const(U32, Semantics.Relaxed))
-        return self.op(Op.Load, mem.type, address)
+        return self.cast(mem.type, self.op(Op.Load, mem.type, address), t)
 
     def call(self, e: ir.Call) -> int:
         t, name = e.type, e.name
         if e.call_type is ir.CallType.PURE_EXTERN:
             args = [self.expr(a) for a in e.args]
+            if name == "sqrt" and t.bits == 64:
+                return self.glsl(t, GLSL.Sqrt, *args)
             if name == "pow":
                 return self.through_f32(t, self.pow, *args)
             if name not in _MATH:
@@ -349,10 +353,12 @@ class KernelEmitter:
                 return args[0]
         if name in _FLOAT_TESTS:  # on the bits: fast-math drivers may fold OpIsNan away
             src = e.args[0].type
-            x = args[0] if src.bits == 32 else self.op(Op.FConvert, F32, args[0])
-            magnitude = self.op(Op.BitwiseAnd, U32, self.op(Op.Bitcast, U32, x),
-                                self.const(U32, 0x7FFFFFFF))
-            return self.op(_FLOAT_TESTS[name], _BOOL, magnitude, self.const(U32, 0x7F800000))
+            x = self.op(Op.FConvert, F32, args[0]) if src.bits == 16 else args[0]
+            word = UInt(64) if src.bits == 64 else U32
+            exponent = 0x7FF0000000000000 if src.bits == 64 else 0x7F800000
+            magnitude = self.op(Op.BitwiseAnd, word, self.op(Op.Bitcast, word, x),
+                                self.const(word, (1 << (word.bits - 1)) - 1))
+            return self.op(_FLOAT_TESTS[name], _BOOL, magnitude, self.const(word, exponent))
         if name in _ROUNDING:
             return self.glsl(t, _ROUNDING[name], args[0])
         if is_print(e):
@@ -362,7 +368,12 @@ class KernelEmitter:
         raise CompileError(f"SPIR-V codegen has no rule for {name}")
 
     def through_f32(self, t: Type, fn, *args: int) -> int:
-        """fn (over float32 ids) applied to args of float type t: float16 goes through f32."""
+        """fn (over float32 ids) applied to args of float type t: float16 goes through f32.
+        GLSL.std.450 has no 64-bit transcendental functions."""
+        if t.bits == 64:
+            raise CompileError("a float64 math function (exp, sin, pow, ...) in a GPU kernel: "
+                               "Vulkan's GLSL.std.450 has them for float16 and float32 only; "
+                               "compute it in float32 or on the CPU", user_location())
         if t.bits == 32:
             return fn(*args)
         return self.op(Op.FConvert, t, fn(*(self.op(Op.FConvert, F32, a) for a in args)))
@@ -407,8 +418,8 @@ class KernelEmitter:
                 if mem.atomic:
                     self.emit(Op.AtomicStore, address, self.const(U32, Scope.Device),
                               self.const(U32, Semantics.Relaxed), value)
-                else:
-                    self.emit(Op.Store, address, value)
+                else:  # a 32-bit register into an element stored as it is: truncated
+                    self.emit(Op.Store, address, self.cast(s.value.type, value, mem.type))
             case st.IfThenElse():
                 self.branch(self.expr(s.condition), s.then_case, s.else_case)
             case st.For() if s.for_type is ForType.GPUThread:

@@ -10,9 +10,10 @@ The workgroup size of each entry point is a literal LocalSize: webhal's kernels 
 the gpu_tile sizes of the schedule (thread loop extents, shared array sizes), so a runtime could
 not change it without changing the kernel; the manifest's `spec_ids` is therefore None.
 
-The SPIR-V version follows the target's Vulkan version feature: 1.0 by default and with vk_v10
-(storage buffers as Uniform BufferBlocks), 1.5 with vk_v12, 1.6 with vk_v13 (StorageBuffer
-blocks, every global listed in the entry point's interface)."""
+The SPIR-V version follows the target's Vulkan version feature: 1.0 by default and with vk_v10,
+1.5 with vk_v12, 1.6 with vk_v13 (where every global is listed in the entry point's interface).
+The manifest's `features` are the device features the module needs (int8, int16, int64,
+float16, float64, storage8, storage16), each from a vk_* target feature."""
 
 from __future__ import annotations
 
@@ -31,7 +32,13 @@ from webhal.codegen.wgsl.legalize import WGSL, legalize
 from webhal.codegen.wgsl.legalize.nodes import is_narrow
 from webhal.errors import CompileError
 from webhal.ir.module import Kernel
-from webhal.ir.types import Float, UInt
+from webhal.ir.types import Float, Int, UInt
+
+# The manifest's device features -> the SPIR-V capability each one declares
+CAPABILITIES = {"int8": Capability.Int8, "int16": Capability.Int16, "int64": Capability.Int64,
+                "float16": Capability.Float16, "float64": Capability.Float64,
+                "storage8": Capability.StorageBuffer8BitAccess,
+                "storage16": Capability.StorageBuffer16BitAccess}
 
 # Vulkan version feature -> (Vulkan version, SPIR-V version)
 VERSIONS = {"vk_v13": ((1, 3), (1, 6)), "vk_v12": ((1, 2), (1, 5)), "vk_v10": ((1, 0), (1, 0))}
@@ -51,11 +58,10 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
     (OpName) in the binary."""
     vulkan, spirv = versions(target)
     m = ModuleBuilder(spirv, names)
-    storage_buffer = spirv >= (1, 3)
-    if not storage_buffer:
-        buffer_class = StorageClass.Uniform
-    else:
-        buffer_class = StorageClass.StorageBuffer
+    if spirv < (1, 3):  # core in SPIR-V 1.3 (Vulkan 1.1); lavapipe and every driver have it
+        m.extensions.add("SPV_KHR_storage_buffer_storage_class")
+    native = {bits for bits, feature in ((8, "vk_int8"), (16, "vk_int16"))
+              if target is not None and target.has_feature(feature)}
     buffers: dict[str, dict] = {}
     for k in kernels:
         for name, (t, _reads, writes) in k.buffers.items():
@@ -68,21 +74,25 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
         b["binding"] = binding
         t = next(k.buffers[b["name"]][0] for k in kernels if b["name"] in k.buffers)
         _check_type(t, target, f"buffer {b['name']}", features)
-        packed = is_narrow(t)
+        # 8/16-bit integers are stored as they are where vk_int8/vk_int16 allow, else packed
+        # into 32-bit words as in WGSL; arithmetic on them is 32-bit either way.
+        packed = is_narrow(t) and t.bits not in native
         b["packed"], b["atomic"] = packed, packed and not b["read_only"]
         element = UInt(32) if packed else t
-        if element.is_float() and element.bits == 16:
-            features.add("storage16")
+        if element.bits in (8, 16):
+            features.add(f"storage{element.bits}")
+            if element.is_int_or_uint():
+                features.add(f"int{element.bits}")
         block = m.struct(m.runtime_array(m.type(element), element.bytes()))
-        m.decorate(block, Decoration.Block if storage_buffer else Decoration.BufferBlock)
+        m.decorate(block, Decoration.Block)
         m.member_decorate(block, 0, Decoration.Offset, 0)
-        var = m.variable(buffer_class, block)
+        var = m.variable(StorageClass.StorageBuffer, block)
         m.name(var, b["name"])
         m.decorate(var, Decoration.DescriptorSet, 0)
         m.decorate(var, Decoration.Binding, binding)
         if b["read_only"]:
             m.decorate(var, Decoration.NonWritable)
-        memory[b["name"]] = Memory(var, buffer_class, element, b["atomic"])
+        memory[b["name"]] = Memory(var, StorageClass.StorageBuffer, element, b["atomic"])
     uvec3 = m.vector(m.int(32, False), 3)
     builtins = []
     for builtin in (BuiltIn.WorkgroupId, BuiltIn.LocalInvocationId):
@@ -114,8 +124,9 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
             emitter.scalars = {n: (i, t) for i, (n, t) in enumerate(k.scalars)}
             push_bytes = 4 * len(k.scalars)
         fn = emitter.function(k.name, k.blocks, k.body)
-        if m.declares(("float", 16)) and "float16" not in features:
-            _check_type(Float(16), target, f"kernel {k.name}", features)
+        for t in (Float(16), Float(64), Int(64)):  # values of a type no buffer has
+            if m.declares_scalar(t):
+                _check_type(t, target, f"kernel {k.name}", features)
         interface = sorted(emitter.used_globals) if spirv >= (1, 4) else builtins
         m.entry_points += instruction(Op.EntryPoint, EXECUTION_MODEL_GLCOMPUTE, fn, k.name,
                                       interface)
@@ -126,12 +137,12 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
             "spec_ids": None, "buffers": sorted(buffers[n]["binding"] for n in k.buffers),
             "scalars": [{"name": n, "type": str(t)} for n, t in original.scalars],
             "push_constant_bytes": push_bytes})
-    if "float16" in features:
-        m.capabilities.add(Capability.Float16)
-    if "storage16" in features:
-        m.capabilities.add(Capability.StorageBuffer16BitAccess)
-        if spirv < (1, 3):
-            m.extensions.add("SPV_KHR_16bit_storage")
+    for feature in features:
+        m.capabilities.add(CAPABILITIES[feature])
+    if "storage16" in features and spirv < (1, 3):
+        m.extensions.add("SPV_KHR_16bit_storage")
+    if "storage8" in features and spirv < (1, 5):
+        m.extensions.add("SPV_KHR_8bit_storage")
     manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
                 "kernels": manifest_kernels, "features": sorted(features),
                 "vulkan_version": list(vulkan), "spirv_version": list(spirv)}
@@ -139,13 +150,13 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
 
 
 def _check_type(t, target, what: str, features: set[str]) -> None:
-    """Refuse a type the target's vk_* features do not allow, naming the feature to add."""
-    if t.is_float() and t.bits == 16:
-        if target is not None and not target.has_feature("vk_float16"):
-            raise CompileError(f"{what} has type float16 on the GPU, which needs the target "
-                               f"feature vk_float16 (add -vk_float16 to {target})")
-        features.add("float16")
-    elif t.bits == 64:
-        feature = "vk_float64" if t.is_float() else "vk_int64"
+    """Refuse a type the target's vk_* features do not allow, naming the feature to add, and
+    note the device features an allowed one needs."""
+    feature = {(True, 16): "float16", (True, 64): "float64",
+               (False, 64): "int64"}.get((t.is_float(), t.bits))
+    if feature is None:
+        return
+    if target is not None and not target.has_feature("vk_" + feature):
         raise CompileError(f"{what} has type {t} on the GPU, which needs the target feature "
-                           f"{feature}; webhal's SPIR-V backend does not yet emit 64-bit types")
+                           f"vk_{feature} (add -vk_{feature} to {target})")
+    features.add(feature)
