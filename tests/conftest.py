@@ -6,7 +6,8 @@ runtime skips the test with a message saying what to install; under WEBHAL_EXPEC
 .ci/run) or `--expect-all` it fails instead, so CI never skips silently.
 
 Every WGSL module a test produces is also created on dawn.node (Tint), beside the wgpu-py (naga)
-runs, so that code only one implementation accepts is caught.
+runs, so that code only one implementation accepts is caught; every SPIR-V module passes
+spirv-val for its Vulkan version.
 """
 
 import pytest
@@ -16,4 +17,9 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture(autouse=True)
 def _every_wgsl_module_on_dawn(wgsl_checked_on_dawn):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _every_spirv_module_validated(spirv_validated):
     pass

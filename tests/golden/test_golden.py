@@ -1,4 +1,5 @@
-"""Generated code of a few pipelines against files in tests/golden/files, so that a change in
+"""Generated code of a few pipelines (lowered statements, wasm assembly, WGSL, SPIR-V through
+spirv-dis) against files in tests/golden/files, so that a change in
 what webhal emits shows in review. Regenerate with WEBHAL_UPDATE_GOLDEN=1."""
 
 import os
@@ -67,3 +68,23 @@ def _wgsl(make) -> str:
 @pytest.mark.parametrize("name", ["blur_u8_packed", "blur_shared_memory", "brighten"])
 def test_wgsl(name):
     _check(f"{name}.wgsl", _wgsl(getattr(gpu_pipelines, name)))
+
+
+def _spirv(make, target: str) -> str:
+    """The disassembled SPIR-V of a GPU pipeline (spirv-dis), straight from lowering."""
+    from webhal.toolchain.spirv import disassemble
+    f, _ = make()
+    module = lower([f.function()], hl.Pipeline(f).functions(), hl.Target(target), "p")
+    return disassemble(device_code(module)[DeviceAPI.Vulkan][0])
+
+
+# (pipeline, target): the default SPIR-V 1.0 with packed narrow words, native 8-bit storage,
+# and SPIR-V 1.6 with workgroup memory and the full entry point interface
+SPIRV_CASES = [("brighten", "host-vulkan"), ("blur_u8_packed", "host-vulkan-vk_int8"),
+               ("blur_shared_memory", "host-vulkan-vk_v13")]
+
+
+@pytest.mark.parametrize("name, target", SPIRV_CASES)
+def test_spirv(name, target):
+    _check(f"{name}.{target.removeprefix('host-')}.spvasm",
+           _spirv(getattr(gpu_pipelines, name), target))

@@ -277,5 +277,31 @@ def wgsl_checked_on_dawn(monkeypatch):
         _accepted_wgsl.add(source)
 
 
+@pytest.fixture
+def spirv_validated(monkeypatch):
+    """Every SPIR-V module the test compiles passes `spirv-val` (SPIRV-Tools) for the Vulkan
+    version its manifest names; the test errors at teardown with spirv-val's complaint
+    otherwise. Use it as an autouse fixture in a conftest.py to cover a whole suite."""
+    import webhal.codegen
+    from webhal.toolchain.spirv import validate
+
+    produced: list[tuple[bytes, dict]] = []
+    build = webhal.codegen.build_spirv
+
+    def recording(*args, **kwargs):
+        binary, manifest = build(*args, **kwargs)
+        produced.append((binary, manifest))
+        return binary, manifest
+
+    monkeypatch.setattr(webhal.codegen, "build_spirv", recording)
+    yield
+    for binary, manifest in produced:
+        key = (binary, tuple(manifest["vulkan_version"]))
+        if key not in _valid_spirv:
+            validate(binary, key[1])
+            _valid_spirv.add(key)
+
+
+_valid_spirv: set[tuple[bytes, tuple]] = set()  # modules spirv-val accepted in this session
 _dawn_checker = None
 _accepted_wgsl: set[str] = set()  # modules Dawn accepted in this session (each checked once)
