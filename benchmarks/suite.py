@@ -251,6 +251,82 @@ def brighten_gamma_numpy(inp: np.ndarray, gain: float, bias: float,
     return np.power(v, np.float32(gamma))
 
 
+# -- (g) separable 9-tap gaussian, sliding window -------------------------------------------------
+
+TAPS_9 = (1, 8, 28, 56, 70, 56, 28, 8, 1)  # binomial, C(8, k): sum 256
+
+
+def build_gaussian9(hl) -> Built:
+    """uint8 9x9 binomial blur (1 8 28 56 70 56 28 8 1)^2 / 65536 over repeat_edge, in two
+    passes: uint16 horizontal sums (at most 255 * 256), uint32 vertical ones. Strips of 32 rows
+    in parallel; within a strip the horizontal pass is stored per strip and computed per row,
+    so the sliding window computes each of its rows once (8 halo rows per strip, not 8 per
+    output row)."""
+    x, y, yi = hl.Var("x"), hl.Var("y"), hl.Var("yi")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    gx, out = hl.Func("gauss9_x"), hl.Func("gaussian9")
+    gx[x, y] = _weighted_sum([hl.u16(c[x + k - 4, y]) for k in range(9)])
+    gy = _weighted_sum([hl.u32(gx[x, y + k - 4]) for k in range(9)])
+    out[x, y] = hl.u8((gy + (1 << 15)) >> 16)
+    out.split(y, y, yi, 32).parallel(y).vectorize(x, 16)
+    gx.store_at(out, y).compute_at(out, yi).vectorize(x, 16)
+    return Built(out, [inp])
+
+
+def _weighted_sum(terms: list):
+    """sum(TAPS_9[k] * terms[k]), added left to right so both compilers see the same tree; the
+    weights of 1 are left out."""
+    total = None
+    for tap, term in zip(TAPS_9, terms, strict=True):
+        term = term if tap == 1 else term * tap
+        total = term if total is None else total + term
+    return total
+
+
+def gaussian9_numpy(inp: np.ndarray) -> np.ndarray:
+    h, w = inp.shape
+    p = np.pad(inp, 4, mode="edge").astype(np.uint32)
+    gx = sum(p[:, k:k + w] * np.uint32(t) for k, t in enumerate(TAPS_9))
+    gy = sum(gx[k:k + h] * np.uint32(t) for k, t in enumerate(TAPS_9))
+    return ((gy + np.uint32(1 << 15)) >> 16).astype(np.uint8)
+
+
+# -- (h) 5x5 census transform --------------------------------------------------------------------
+
+# The 24 neighbours of a 5x5 window, row by row; neighbour k sets bit 23 - k, so the first one
+# (top left) is the signature's highest bit.
+CENSUS_OFFSETS = tuple((dx, dy) for dy in range(-2, 3) for dx in range(-2, 3) if dx or dy)
+
+
+def build_census5(hl) -> Built:
+    """uint8 5x5 census transform over repeat_edge: a 24-bit uint32 signature, one bit per
+    neighbour, set where the neighbour is darker than the centre. Integer compares, selects
+    and ors only; strips of 16 rows in parallel."""
+    x, y, yi = hl.Var("x"), hl.Var("y"), hl.Var("yi")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    out = hl.Func("census5")
+    centre = c[x, y]
+    signature = None
+    for k, (dx, dy) in enumerate(CENSUS_OFFSETS):
+        bit = hl.select(c[x + dx, y + dy] < centre, hl.u32(1 << (23 - k)), hl.u32(0))
+        signature = bit if signature is None else signature | bit
+    out[x, y] = signature
+    out.split(y, y, yi, 16).parallel(y).vectorize(x, 16)
+    return Built(out, [inp])
+
+
+def census5_numpy(inp: np.ndarray) -> np.ndarray:
+    h, w = inp.shape
+    p = np.pad(inp, 2, mode="edge")
+    out = np.zeros((h, w), np.uint32)
+    for k, (dx, dy) in enumerate(CENSUS_OFFSETS):
+        darker = p[2 + dy:2 + dy + h, 2 + dx:2 + dx + w] < inp
+        out |= darker.astype(np.uint32) << np.uint32(23 - k)
+    return out
+
+
 # -- the suite -----------------------------------------------------------------------------------
 
 SUITE: dict[str, Spec] = {s.name: s for s in [
@@ -267,4 +343,8 @@ SUITE: dict[str, Spec] = {s.name: s for s in [
     Spec("brighten_gamma", "float32 brighten + gamma (pow), scalar Params",
          build_brighten_gamma, lambda: [gray_f32()], (HEIGHT, WIDTH), "float32",
          brighten_gamma_numpy, BRIGHTEN_GAMMA_PARAMS),
+    Spec("gaussian9", "uint8 separable 9-tap gaussian, sliding window over rows",
+         build_gaussian9, lambda: [gray_u8()], (HEIGHT, WIDTH), "uint8", gaussian9_numpy),
+    Spec("census5", "uint8 5x5 census transform -> 24-bit uint32 signature", build_census5,
+         lambda: [gray_u8()], (HEIGHT, WIDTH), "uint32", census5_numpy),
 ]}
