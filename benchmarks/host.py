@@ -83,14 +83,14 @@ def measure_jit(spec: Spec, impl: str, hl: ModuleType, arrays: list[np.ndarray],
         check = checksum(result)
         total = float(result.astype(np.float64).sum())
         realize = time_calls(lambda: built.output.realize(output, target), settings)
-        results.append(Measurement(spec.name, "host", impl, "realize", True, *realize,
+        results.append(Measurement(spec.name, "host", impl, "realize", True, **realize,
                                    checksum=check, sum=total,
                                    details={"jit_target": str(target)}))
         call = _entry_point(hl, built, values, output, target)
         call()
         after = np.array(np.asarray(output))
         results.append(Measurement(spec.name, "host", impl, "call", True,
-                                   *time_calls(call, settings), checksum=checksum(after),
+                                   **time_calls(call, settings), checksum=checksum(after),
                                    sum=float(after.astype(np.float64).sum()),
                                    details={"jit_target": str(target)}))
     except Exception as exc:  # noqa: BLE001 - any failure is a result to report
@@ -133,7 +133,7 @@ def measure_matched(spec: Spec, arrays: list[np.ndarray], settings: Settings) ->
             call()
             result = np.array(np.asarray(output))
             timed = time_calls(call, settings)
-        return Measurement(spec.name, "host", "webhal", "call_matched", True, *timed,
+        return Measurement(spec.name, "host", "webhal", "call_matched", True, **timed,
                            checksum=checksum(result),
                            sum=float(result.astype(np.float64).sum()),
                            details={"jit_target": str(target), "threads": 1})
@@ -149,6 +149,6 @@ def measure_numpy(spec: Spec, arrays: list[np.ndarray], params: dict[str, float]
         return Measurement(spec.name, "host", "numpy", "numpy", False, error="no numpy version")
     result = spec.numpy_impl(*arrays, **params)
     timed = time_calls(lambda: spec.numpy_impl(*arrays, **params), settings)
-    return Measurement(spec.name, "host", "numpy", "numpy", True, *timed,
+    return Measurement(spec.name, "host", "numpy", "numpy", True, **timed,
                        checksum=checksum(result.astype(spec.output_dtype)),
                        sum=float(result.astype(np.float64).sum()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -23,7 +24,7 @@ class Settings:
     batches: int
     min_batch_ms: float
     warmup_ms: float
-    rounds: int  # wasm runs per build; the median of their medians is kept
+    rounds: int  # runs per measurement; the median of their medians is kept
 
 
 QUICK = Settings(batches=5, min_batch_ms=10, warmup_ms=30, rounds=1)
@@ -42,18 +43,43 @@ class Measurement:
     impl: str
     target: str
     ok: bool
-    median_ms: float | None = None
-    min_ms: float | None = None
+    median_ms: float | None = None  # the median of round_medians_ms
+    min_ms: float | None = None  # the fastest batch of any round
     checksum: int | None = None  # see checksum(); None where not comparable
     sum: float | None = None  # the sum of the output's elements
     error: str = ""
     details: dict = field(default_factory=dict)
+    round_medians_ms: list[float] = field(default_factory=list)  # each round's median
+    load: list[float] = field(default_factory=list)  # the load average after each round
+
+    @property
+    def spread(self) -> tuple[float, float, float] | None:
+        """(min, median, max) over the rounds' medians: how far one run's figure can be
+        trusted. With one round (or none recorded) all three are the median."""
+        if not self.ok or self.median_ms is None:
+            return None
+        rounds = self.round_medians_ms or [self.median_ms]
+        return min(rounds), self.median_ms, max(rounds)
+
+    @property
+    def max_load(self) -> float | None:
+        return max(self.load) if self.load else None
 
     def as_json(self) -> dict:
         d = asdict(self)
         if self.checksum is not None:
             d["checksum"] = f"{self.checksum:016x}"
+        spread = self.spread
+        d["max_ms"] = spread[2] if spread else None
         return d
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: other work on the machine skews every number."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def checksum(array: np.ndarray) -> int:
@@ -66,9 +92,11 @@ def checksum(array: np.ndarray) -> int:
     return int(np.sum(bits * weights, dtype=np.uint64))
 
 
-def time_calls(call: Callable[[], object], settings: Settings) -> tuple[float, float]:
-    """(median, min) milliseconds per call of `call`, timed as the harness does: warm up, size
-    batches to settings.min_batch_ms, time settings.batches batches."""
+def time_calls(call: Callable[[], object], settings: Settings) -> dict:
+    """Time `call` as the harness does (warm up, size batches to settings.min_batch_ms, time
+    settings.batches batches), the batches split into settings.rounds rounds back to back.
+    Returns Measurement's timing fields: median_ms (the median of the rounds' medians),
+    min_ms, round_medians_ms and load (after each round)."""
     start = time.perf_counter()
     warm = 0
     while warm < 2 or (time.perf_counter() - start) * 1e3 < settings.warmup_ms:
@@ -76,10 +104,18 @@ def time_calls(call: Callable[[], object], settings: Settings) -> tuple[float, f
         warm += 1
     per_call_ms = (time.perf_counter() - start) * 1e3 / warm
     calls = max(1, int(np.ceil(settings.min_batch_ms / max(per_call_ms, 1e-6))))
-    times = []
-    for _ in range(settings.batches):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            call()
-        times.append((time.perf_counter() - t0) * 1e3 / calls)
-    return median(times), min(times)
+    # The same number of batches in all as before rounds existed here, so the run is no longer.
+    per_round = max(3, settings.batches // max(1, settings.rounds))
+    fastest, medians, loads = float("inf"), [], []
+    for _ in range(settings.rounds):
+        times = []
+        for _ in range(per_round):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                call()
+            times.append((time.perf_counter() - t0) * 1e3 / calls)
+        fastest = min(fastest, *times)
+        medians.append(median(times))
+        loads.append(load_average())
+    return {"median_ms": median(medians), "min_ms": fastest, "round_medians_ms": medians,
+            "load": [v for v in loads if v is not None]}

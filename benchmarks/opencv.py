@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from benchmarks.measure import Measurement, Settings
+from benchmarks.measure import Measurement, Settings, load_average
 from webhal.errors import ToolchainError
 from webhal.runners.node import run_node_source
 
@@ -85,4 +85,5 @@ def measure_opencv_blur(input_file: Path, width: int, height: int,
                            error=str(exc).splitlines()[0])
     return Measurement("blur", "node", "opencv.js", "opencv.js", True, reply["median_ms"],
                        reply["min_ms"], details={"calls_per_batch": reply["calls_per_batch"],
-                                                 "opencv_js": str(script)})
+                                                 "opencv_js": str(script)},
+                       load=[v for v in [load_average()] if v is not None])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,10 +63,18 @@ class Row:
         w, h = _ms(self.webhal, self.stat), _ms(self.halide, self.stat)
         return w / h if w and h else None
 
+    @property
+    def load(self) -> float | None:
+        """The highest load average seen while either side was measured."""
+        loads = [m.max_load for m in (self.webhal, self.halide) if m and m.max_load is not None]
+        return max(loads) if loads else None
+
     def as_json(self) -> dict:
         return {"pipeline": self.pipeline, "outputs": self.outputs, "ratio": self.ratio,
                 "webhal_ms": _ms(self.webhal, self.stat),
                 "halide_ms": _ms(self.halide, self.stat),
+                "webhal_spread_ms": _spread(self.webhal), "halide_spread_ms": _spread(self.halide),
+                "load": self.load,
                 "webhal_error": _error(self.webhal), "halide_error": _error(self.halide)}
 
 
@@ -99,6 +108,28 @@ def _ms(m: Measurement | None, stat: str = "median") -> float | None:
 
 def _error(m: Measurement | None) -> str:
     return m.error if m and not m.ok else ""
+
+
+def _spread(m: Measurement | None) -> list[float] | None:
+    """[min, median, max] over the rounds' medians."""
+    return list(m.spread) if m and m.spread else None
+
+
+def spread_text(m: Measurement | None) -> str:
+    """The rounds' range, "1.790-1.830 (2.2%)", or "-" with fewer than two rounds."""
+    if not (m and m.spread and len(m.round_medians_ms) > 1):
+        return "-"
+    low, mid, high = m.spread
+    return f"{low:.3f}-{high:.3f} ({(high - low) / mid:.1%})"
+
+
+def load_line(meta: dict, results: Results) -> str:
+    """The machine's load over the run: a busy machine makes every figure slower and noisier."""
+    start, end = meta.get("load_average_start_end", [None, None])
+    seen = [v for m in results.measurements for v in m.load]
+    highest = f", highest after a measurement {max(seen)}" if seen else ""
+    return (f"load average (1 min) {start} at the start, {end} at the end{highest}, "
+            f"on {meta.get('cores', '?')} cores")
 
 
 class Results:
@@ -208,6 +239,13 @@ def _ratio_style(r: float | None) -> str:
     return f"[{colour}]{r:.2f}[/]"
 
 
+# One webhal-vs-Halide table; "spread": the lowest and highest of the rounds' medians (the
+# median is the ms column) and their distance over the median; "load": the highest 1-minute
+# load average seen after either side's measurements.
+COMPARISON_COLUMNS = ["pipeline", "webhal ms", "webhal spread", "Halide ms", "Halide spread",
+                      "webhal/Halide", "outputs", "load"]
+
+
 def _cell(m: Measurement | None, stat: str) -> str:
     if m is None:
         return "-"
@@ -247,16 +285,17 @@ def _wasm_vs_host_geomeans(rows: list[dict], columns=WASM_VS_HOST_COLUMNS) -> li
 def print_tables(console: Console, results: Results, opencv: Measurement | str | None) -> None:
     for comparison in results.comparisons():
         table = Table(title=comparison.title, title_justify="left")
-        for name, justify in (("pipeline", "left"), ("webhal ms", "right"),
-                              ("Halide ms", "right"), ("webhal/Halide", "right"),
-                              ("outputs", "left")):
-            table.add_column(name, justify=justify)
+        for name in COMPARISON_COLUMNS:
+            table.add_column(name, justify="left" if name in ("pipeline", "outputs")
+                             else "right")
         for row in comparison.rows:
-            table.add_row(row.pipeline, _cell(row.webhal, row.stat), _cell(row.halide, row.stat),
-                          _ratio_style(row.ratio), row.outputs or "-")
+            table.add_row(row.pipeline, _cell(row.webhal, row.stat), spread_text(row.webhal),
+                          _cell(row.halide, row.stat), spread_text(row.halide),
+                          _ratio_style(row.ratio), row.outputs or "-", _fmt(row.load, 2))
         gm = comparison.geomean
         table.add_section()
-        table.add_row(f"geomean ({comparison.compared})", "", "", _ratio_style(gm), "")
+        table.add_row(f"geomean ({comparison.compared})", "", "", "", "", _ratio_style(gm),
+                      "", "")
         console.print(table)
 
     rows = results.wasm_vs_host()
@@ -315,9 +354,10 @@ def opencv_line(results: Results, opencv: Measurement) -> str:
 
 
 def results_json(results: Results, meta: dict, builds: list[dict],
-                 opencv: Measurement | str | None) -> dict:
+                 opencv: Measurement | str | None, baseline: dict | None = None) -> dict:
     return {
         "meta": meta,
+        "baseline": baseline,
         "pipelines": {s.name: {"summary": s.summary, "output_shape": list(s.output_shape),
                                "output_dtype": s.output_dtype} for s in results.specs},
         "comparisons": [c.as_json() for c in results.comparisons()],
@@ -377,24 +417,31 @@ def ratio_chart(comparison: Comparison) -> str:
     return "\n".join(parts)
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
+def html_table(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
                    for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _html_ms(m: Measurement | None, stat: str) -> str:
+    if m is None:
+        return "-"
+    return _fmt(_ms(m, stat)) if m.ok else "failed"
+
+
 def write_html(path: Path, results: Results, meta: dict,
-               opencv: Measurement | str | None) -> None:
+               opencv: Measurement | str | None, extra_sections: Sequence[str] = ()) -> None:
+    """report.html; extra_sections (HTML) go after the comparisons, e.g. the baseline's."""
     sections = []
     for c in results.comparisons():
-        rows = [[r.pipeline, _fmt(_ms(r.webhal, r.stat)) if r.webhal and r.webhal.ok else "failed",
-                 _fmt(_ms(r.halide, r.stat)) if r.halide and r.halide.ok else "failed",
-                 _fmt(r.ratio, 2), r.outputs or "-"] for r in c.rows]
-        rows.append([f"geomean ({c.compared})", "", "", _fmt(c.geomean, 2), ""])
+        rows = [[r.pipeline, _html_ms(r.webhal, r.stat), spread_text(r.webhal),
+                 _html_ms(r.halide, r.stat), spread_text(r.halide), _fmt(r.ratio, 2),
+                 r.outputs or "-", _fmt(r.load, 2)] for r in c.rows]
+        rows.append([f"geomean ({c.compared})", "", "", "", "", _fmt(c.geomean, 2), "", ""])
         sections.append(f"<h2>{html.escape(c.title)}</h2>\n{ratio_chart(c)}\n"
-                        + _table(["pipeline", "webhal ms", "Halide ms", "webhal/Halide",
-                                  "outputs"], rows))
+                        + html_table(COMPARISON_COLUMNS, rows))
+    sections += extra_sections
     host = results.wasm_vs_host()
     if host:
         rows = [_wasm_vs_host_cells(r) for r in host] + [_wasm_vs_host_geomeans(host)]
@@ -402,18 +449,18 @@ def write_html(path: Path, results: Results, meta: dict,
                         "host's widest vectors; match: one thread and 128-bit vectors, the "
                         "wasm run's resources; /host and /match: the wasm time before them "
                         "over those.</p>"
-                        + _table([h for h, _, _ in WASM_VS_HOST_COLUMNS], rows))
+                        + html_table([h for h, _, _ in WASM_VS_HOST_COLUMNS], rows))
         if any(r["node_threads_ms"] or r["chromium_threads_ms"] for r in host):
             rows = [_wasm_vs_host_cells(r, THREADS_VS_HOST_COLUMNS) for r in host]
             rows.append(_wasm_vs_host_geomeans(host, THREADS_VS_HOST_COLUMNS))
             sections.append("<h2>webhal: wasm SIMD + threads vs its host JIT (both on every "
-                            "core)</h2>" + _table([h for h, _, _ in THREADS_VS_HOST_COLUMNS],
+                            "core)</h2>" + html_table([h for h, _, _ in THREADS_VS_HOST_COLUMNS],
                                                   rows))
     speed = results.simd_speedup()
     if speed:
         rows = [[r["pipeline"], *(_fmt(r[k], 2) for k in (
             "node_webhal", "node_halide", "chromium_webhal", "chromium_halide"))] for r in speed]
-        sections.append("<h2>wasm SIMD speed-up (scalar / SIMD)</h2>" + _table(
+        sections.append("<h2>wasm SIMD speed-up (scalar / SIMD)</h2>" + html_table(
             ["pipeline", "Node webhal", "Node Halide", "Chromium webhal", "Chromium Halide"],
             rows))
     if opencv is not None:
@@ -435,12 +482,15 @@ pre {{ white-space: pre-wrap; margin: 0; }}
 </style></head><body>
 <h1>webhal vs Halide</h1>
 <p>{"Median" if results.stat == "median" else "Minimum"} milliseconds per call (over
-batches); a ratio below 1 means webhal is faster. Bars are on a log
-scale around 1. "outputs": exact (bit-identical), close (float sums within
-{FLOAT_TOLERANCE:g}), DIFFER. See benchmarks/README.md.</p>
+batches, then the median over rounds); a ratio below 1 means webhal is faster. Bars are on a log
+scale around 1. "spread": the lowest and highest of the rounds' medians and their distance over
+the median. "outputs": exact (bit-identical), close (float sums within
+{FLOAT_TOLERANCE:g}), DIFFER. "load": the highest 1-minute load average seen after either
+side's measurements. See benchmarks/README.md.</p>
+<p>{html.escape(load_line(meta, results))}</p>
 {"".join(sections)}
 <h2>Run</h2>
-{_table(["what", "value"], meta_rows)}
+{html_table(["what", "value"], meta_rows)}
 </body></html>
 """
     path.parent.mkdir(parents=True, exist_ok=True)

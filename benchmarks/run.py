@@ -3,9 +3,13 @@ headless Chromium and on the host, and numpy and OpenCV.js for scale.
 
     .venv/bin/python -m benchmarks.run [--quick] [--only NAME]... [--targets simd,scalar,threads]
                                        [--skip node,chromium,host,opencv] [--rebuild]
+                                       [--baseline [FILE]] [--save-baseline [FILE]]
 
 Prints a table per environment, writes benchmarks/results/results.json and report.html.
-Exits 1 when something failed or an output disagrees (see "Problems"), else 0.
+With --baseline, also lists every webhal measurement more than 10% slower than in FILE
+(default benchmarks/baseline.json); --save-baseline writes this run's results there.
+Exit status: 1 when something failed or an output disagrees (see "Problems"); else 3 when a
+measurement is slower than the baseline; else 0 (2: bad arguments or an unreadable baseline).
 See benchmarks/README.md for what is measured and how to read it.
 """
 
@@ -25,14 +29,24 @@ from types import ModuleType
 from rich.console import Console
 
 import webhal
-from benchmarks import host, opencv, report, wasm
-from benchmarks.measure import FULL, QUICK, SCALAR, SIMD, TARGET_LABELS, THREADS, Measurement
+from benchmarks import baseline, host, opencv, report, wasm
+from benchmarks.measure import (
+    FULL,
+    QUICK,
+    SCALAR,
+    SIMD,
+    TARGET_LABELS,
+    THREADS,
+    Measurement,
+    load_average,
+)
 from benchmarks.suite import SUITE, Spec
 from webhal.errors import ToolchainError
 from webhal.toolchain import find_chromium, find_emscripten, find_node
 
 RESULTS = Path(__file__).resolve().parent / "results"
 STEPS = ("node", "chromium", "host", "opencv")
+EXIT_PROBLEMS, EXIT_USAGE, EXIT_SLOWER = 1, 2, 3
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -49,6 +63,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--stat", choices=("median", "min"), default="median",
                    help="which per-call time the tables compare (default: median of batches; "
                         "min is steadier on a busy machine)")
+    p.add_argument("--baseline", nargs="?", const=baseline.DEFAULT, type=Path, metavar="FILE",
+                   help="compare with this results file and list every webhal measurement "
+                        f"more than {baseline.THRESHOLD * 100:g}%% slower; exit status 3 if any "
+                        "(FILE defaults to benchmarks/baseline.json)")
+    p.add_argument("--threshold", type=float, default=baseline.THRESHOLD, metavar="FRACTION",
+                   help="how much slower than the baseline is a regression (default "
+                        f"{baseline.THRESHOLD})")
+    p.add_argument("--save-baseline", nargs="?", const=baseline.DEFAULT, type=Path,
+                   metavar="FILE", help="also write this run's results to FILE, as a future "
+                   "--baseline (default benchmarks/baseline.json; not written when the run "
+                   "has problems)")
     return p.parse_args(argv)
 
 
@@ -86,6 +111,7 @@ def _meta(settings, targets, implementations, skip, quick) -> dict:
         "settings": asdict(settings),
         "targets": targets,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        "cores": os.cpu_count(),
         "cpu": _cpu_model(),
         "python": platform.python_version(),
         "numpy": package("numpy"),
@@ -103,14 +129,6 @@ def _meta(settings, targets, implementations, skip, quick) -> dict:
         except ToolchainError:
             meta[name] = None
     return meta
-
-
-def _load() -> float | None:
-    """The 1-minute load average: other work on the machine skews every number."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
 
 
 def _cpu_model() -> str:
@@ -142,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         console.print(f"[red]unknown pipeline {', '.join(unknown)}; the suite has "
                       f"{', '.join(SUITE)}[/]")
-        return 2
+        return EXIT_USAGE
     specs: list[Spec] = [SUITE[n] for n in (args.only or SUITE)]
     names = {"simd": SIMD, "scalar": SCALAR, "threads": THREADS}
     chosen = args.targets or ("simd" if args.quick else "simd,scalar,threads")
@@ -150,14 +168,19 @@ def main(argv: list[str] | None = None) -> int:
         targets = [names[t.strip()] for t in chosen.split(",") if t.strip()]
     except KeyError as exc:
         console.print(f"[red]unknown target {exc}; use simd, scalar and/or threads[/]")
-        return 2
+        return EXIT_USAGE
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if skip - set(STEPS):
         console.print(f"[red]unknown step(s) {', '.join(skip - set(STEPS))}[/]")
-        return 2
+        return EXIT_USAGE
+    try:  # read before the run, not after minutes of it
+        stored = baseline.read(args.baseline) if args.baseline else None
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]")
+        return EXIT_USAGE
     implementations = _implementations(console)
     started = time.perf_counter()
-    load_at_start = _load()
+    load_at_start = load_average()
     inputs = {spec.name: spec.inputs() for spec in specs}
     measurements: list[Measurement] = []
     builds: list[wasm.WasmBuild] = []
@@ -210,19 +233,23 @@ def main(argv: list[str] | None = None) -> int:
     report.print_tables(console, results, opencv_result)
     meta = _meta(settings, targets, implementations, skip, args.quick)
     meta["stat"] = args.stat
-    meta["load_average_start_end"] = [load_at_start, _load()]
+    meta["load_average_start_end"] = [load_at_start, load_average()]
     meta["seconds"] = round(time.perf_counter() - started, 1)
+    console.print(report.load_line(meta, results), highlight=False)
+    _warn_if_busy(console, results, load_at_start)
+    against = None
+    if stored is not None:
+        console.rule("against the baseline")
+        against = baseline.compare(results, stored, args.baseline, meta, args.threshold)
+        baseline.print_comparison(console, against)
     build_info = [{"pipeline": b.pipeline, "impl": b.impl, "target": b.target, "ok": b.ok,
                    "reused": b.reused, "error": b.error,
                    "seconds": {k: round(v, 2) for k, v in b.seconds.items()}} for b in builds]
-    report.write_json(RESULTS / "results.json",
-                      report.results_json(results, meta, build_info, opencv_result))
-    report.write_html(RESULTS / "report.html", results, meta, opencv_result)
-    busy = load_at_start is not None and load_at_start > 0.5 * (os.cpu_count() or 1)
-    if busy:
-        console.print(f"[yellow]the machine was busy (load average {load_at_start} on "
-                      f"{os.cpu_count()} cores): expect noisy times; compare ratios across "
-                      "runs, or use --stat min[/]")
+    data = report.results_json(results, meta, build_info, opencv_result,
+                               against.as_json() if against else None)
+    report.write_json(RESULTS / "results.json", data)
+    report.write_html(RESULTS / "report.html", results, meta, opencv_result,
+                      [baseline.html_section(against)] if against else [])
     problems = results.problems()
     if problems:
         console.rule("[red]problems")
@@ -230,7 +257,33 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"- {p}", markup=False, highlight=False)
     console.print(f"wrote {RESULTS / 'results.json'} and {RESULTS / 'report.html'} "
                   f"({meta['seconds']} s)")
-    return 1 if problems else 0
+    if args.save_baseline:
+        _save_baseline(console, args.save_baseline, data, problems)
+    if problems:
+        return EXIT_PROBLEMS
+    return EXIT_SLOWER if against and against.regressions else 0
+
+
+def _warn_if_busy(console: Console, results: report.Results, load_at_start: float | None) -> None:
+    """A load above half the cores at any point makes the figures noisy."""
+    seen = [v for m in results.measurements for v in m.load]
+    highest = max(seen + ([load_at_start] if load_at_start is not None else []), default=None)
+    if highest is not None and highest > 0.5 * (os.cpu_count() or 1):
+        console.print(f"[yellow]the machine was busy (load average up to {highest} on "
+                      f"{os.cpu_count()} cores): expect noisy times; compare ratios across "
+                      "runs, or use --stat min[/]")
+
+
+def _save_baseline(console: Console, path: Path, data: dict, problems: list[str]) -> None:
+    """Write the results as a baseline, unless the run failed somewhere: a baseline with holes
+    or wrong outputs would hide regressions."""
+    if problems:
+        console.print(f"[red]not saved as a baseline ({len(problems)} problems)[/]")
+        return
+    baseline_data = dict(data, baseline=None)  # what this run was compared with is not kept
+    report.write_json(path, baseline_data)
+    console.print(f"saved as the baseline {path} (load average "
+                  f"{data['meta']['load_average_start_end']} at the start and end)")
 
 
 if __name__ == "__main__":

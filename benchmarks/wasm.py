@@ -24,7 +24,7 @@ from types import ModuleType
 import numpy as np
 
 import webhal
-from benchmarks.measure import TARGET_SLUGS, THREADS, Measurement, Settings
+from benchmarks.measure import TARGET_SLUGS, THREADS, Measurement, Settings, load_average
 from benchmarks.suite import Spec
 from webhal.aot import INCLUDE_DIR as WEBHAL_INCLUDE
 from webhal.errors import HalideError, ToolchainError
@@ -307,9 +307,17 @@ def run_in_node(build: WasmBuild, settings: Settings) -> Measurement:
     return found or _failed(build, "node", "no JSON line on stdout:\n" + result.stdout[-800:])
 
 
+def _with_load(m: Measurement) -> Measurement:
+    """Note the load average right after the run: it says how busy the machine was."""
+    load = load_average()
+    m.load = [] if load is None else [load]
+    return m
+
+
 def run_all_in_node(builds: list[WasmBuild], settings: Settings,
                     log: Callable[[str], None] = print) -> list[Measurement]:
-    rounds = [[run_in_node(b, settings) for b in builds] for _ in range(settings.rounds)]
+    rounds = [[_with_load(run_in_node(b, settings)) for b in builds]
+              for _ in range(settings.rounds)]
     return _combine(rounds)
 
 
@@ -339,7 +347,7 @@ def run_all_in_chromium(builds: list[WasmBuild], settings: Settings,
                     found = _failed(build, "chromium", f"{state['error'] or 'no result'}: "
                                     + " | ".join(state["lines"][-8:]))
                 found.details["cross_origin_isolated"] = state["isolated"]
-                measured.append(found)
+                measured.append(_with_load(found))
             rounds.append(measured)
     return _combine(rounds)
 
@@ -357,7 +365,8 @@ def _combine(rounds: list[list[Measurement]]) -> list[Measurement]:
         if any(m.checksum != first.checksum for m in good):
             first.ok = False
             first.error = "the output differs between runs"
-        first.details["round_medians_ms"] = [m.median_ms for m in good]
+        first.round_medians_ms = [m.median_ms for m in good]
+        first.load = [v for m in good for v in m.load]
         first.median_ms = median(m.median_ms for m in good)
         first.min_ms = min(m.min_ms for m in good)
         combined.append(first)
