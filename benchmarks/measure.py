@@ -104,7 +104,7 @@ def time_calls(call: Callable[[], object], settings: Settings) -> dict:
         warm += 1
     per_call_ms = (time.perf_counter() - start) * 1e3 / warm
     calls = max(1, int(np.ceil(settings.min_batch_ms / max(per_call_ms, 1e-6))))
-    # The same number of batches in all as before rounds existed here, so the run is no longer.
+    # settings.batches in all, shared among the rounds: the spread costs no extra time.
     per_round = max(3, settings.batches // max(1, settings.rounds))
     fastest, medians, loads = float("inf"), [], []
     for _ in range(settings.rounds):
