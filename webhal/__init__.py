@@ -73,6 +73,7 @@ from webhal.lang.functions import (
     tan,
     tanh,
     trunc,
+    tuple_select,
     u8,
     u16,
     u32,
@@ -95,8 +96,9 @@ from webhal.lang.output_types import OutputFileType, StmtOutputFormat
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.printing import print, print_when  # noqa: A004 - Halide's names
-from webhal.lang.reductions import maximum, minimum, product, sum
+from webhal.lang.reductions import argmax, argmin, maximum, minimum, product, sum
 from webhal.lang.stage import Stage
+from webhal.lang.tuple import Tuple
 from webhal.lang.var import Range, RDom, RVar, Var, vars
 from webhal.target import (
     Target,

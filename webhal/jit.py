@@ -39,7 +39,8 @@ def fingerprint(pipeline, target) -> tuple:
     for fn in pipeline.functions():
         parts.append(f"{fn.name}({','.join(fn.pure_args)})")
         for d in fn.definitions:
-            parts.append(",".join(_typed(a) for a in d.args) + "=" + _typed(d.value))
+            parts.append(",".join(_typed(a) for a in d.args) + "=" +
+                         ",".join(_typed(v) for v in d.values))
             if d.rdom is not None:
                 r = d.rdom
                 parts.append(f"rdom {r.name} {[_typed(e) for e in (*r.mins, *r.extents)]} "

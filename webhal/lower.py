@@ -109,9 +109,9 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
 
     for fn in functions:
         for d in fn.definitions:
-            nodes = [*d.args, d.value]
+            nodes = list(d.nodes())
             if d.rdom is not None:
-                nodes += [*d.rdom.mins, *d.rdom.extents, *d.rdom.predicates]
+                nodes += [*d.rdom.mins, *d.rdom.extents]
             for node in nodes:
                 visit(node, fn)
             for image in list(images.values()):

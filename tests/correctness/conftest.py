@@ -83,7 +83,7 @@ def realize(f, sizes, target: str, mins=None) -> list[np.ndarray]:
         result = pipeline.realize(list(sizes), target)
     else:
         result = pipeline.realize(_output_buffers(pipeline, sizes, mins), target)
-    result = result if isinstance(result, list) else [result]
+    result = list(result) if isinstance(result, (list, tuple)) else [result]
     return [b.data().copy() for b in result]
 
 

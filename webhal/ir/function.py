@@ -38,17 +38,27 @@ class Specialization:
 
 @dataclass(eq=False)
 class Definition:
-    """One definition: `args` on the left, `value` on the right. Stage 0 is the pure one.
-    `specializations` are tried in order before `schedule`; with `specialize_fail` set, the
-    pipeline fails with that message instead of running `schedule`."""
+    """One definition: `args` on the left, `values` on the right (one per element of a Tuple;
+    most Funcs have one, `value`). Stage 0 is the pure one. `specializations` are tried in
+    order before `schedule`; with `specialize_fail` set, the pipeline fails with that message
+    instead of running `schedule`."""
 
     args: tuple[ir.Expr, ...]
-    value: ir.Expr
+    values: tuple[ir.Expr, ...]
     schedule: StageSchedule
     rdom: ReductionDomain | None = None
     where: SourceLocation | None = None
     specializations: list[Specialization] = field(default_factory=list)
     specialize_fail: str | None = None
+
+    @property
+    def value(self) -> ir.Expr:
+        """The value of a single-valued definition (the first element of a Tuple's)."""
+        return self.values[0]
+
+    def nodes(self) -> tuple[ir.Expr, ...]:
+        """Every expression of the definition: arguments, values, RDom predicates."""
+        return (*self.args, *self.values, *(self.rdom.predicates if self.rdom else ()))
 
 
 @dataclass(eq=False)
@@ -66,7 +76,22 @@ class Function:
 
     @property
     def type(self) -> Type:
+        """The type of its value (of the first element, for a Tuple)."""
         return self.definitions[0].value.type
+
+    @property
+    def types(self) -> tuple[Type, ...]:
+        """The type of each element of its values: one for most Funcs, more for a Tuple."""
+        return tuple(v.type for v in self.definitions[0].values)
+
+    @property
+    def is_tuple(self) -> bool:
+        return len(self.definitions[0].values) > 1
+
+    def element_name(self, i: int) -> str:
+        """The buffer that holds element i of its values: its own name unless it computes a
+        Tuple, whose elements live in `name.0`, `name.1`, ... (Halide's names)."""
+        return f"{self.name}.{i}" if self.is_tuple else self.name
 
     @property
     def dimensions(self) -> int:
@@ -85,7 +110,7 @@ class Function:
             return list(cached[1])
         seen: dict[int, object] = {}
         for d in self.definitions:
-            for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
+            for node in d.nodes():
                 for c in calls(node):
                     if c.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE) and \
                             c.func is not self:
@@ -95,7 +120,9 @@ class Function:
 
     # -- definitions ---------------------------------------------------------------------------
 
-    def define_pure(self, args: list[ir.Expr], value: ir.Expr, where) -> None:
+    def define_pure(self, args: list[ir.Expr], values, where) -> None:
+        """The pure definition: `values` is one Expr, or a list of them for a Tuple."""
+        values = _as_values(values)
         names = []
         for i, a in enumerate(args):
             if not isinstance(a, ir.Variable) or a.rdom is not None or a.param is not None:
@@ -110,11 +137,12 @@ class Function:
         if self.declared_dims is not None and len(names) != self.declared_dims:
             raise CompileError(f"Func {self.name} was declared with {self.declared_dims} "
                                f"dimensions but is defined with {len(names)}", where)
-        if self.declared_type is not None and value.type != self.declared_type:
+        if self.declared_type is not None and values[0].type != self.declared_type:
             raise CompileError(f"Func {self.name} was declared with type {self.declared_type} "
-                               f"but its definition has type {value.type}", where)
-        _check_value(self, value, where, "pure definition")
-        for v in free_variables(value):
+                               f"but its definition has type {values[0].type}", where)
+        for value in values:
+            _check_value(self, value, where, "pure definition")
+        for v in (v for value in values for v in free_variables(value)):
             if v.rdom is not None:
                 raise CompileError(
                     f"the pure definition of Func {self.name} uses RVar {v.name}; RVars belong "
@@ -125,18 +153,27 @@ class Function:
                     f"one of its arguments ({', '.join(names) or 'none'})", where)
         self.pure_args = names
         dims = [Dim(n) for n in names]
-        self.definitions = [Definition(tuple(args), value, StageSchedule(dims), None, where)]
+        self.definitions = [Definition(tuple(args), values, StageSchedule(dims), None, where)]
 
-    def define_update(self, args: list[ir.Expr], value: ir.Expr, where) -> None:
+    def define_update(self, args: list[ir.Expr], values, where) -> None:
+        """An update definition: `values` is one Expr, or a list of them for a Tuple."""
+        values = _as_values(values)
         stage = len(self.definitions)
         what = f"update definition {stage - 1} of Func {self.name}"
         if len(args) != self.dimensions:
             raise CompileError(f"{what} has {len(args)} arguments on the left, but the Func has "
                                f"{self.dimensions} ({', '.join(self.pure_args)})", where)
-        if value.type != self.type:
-            raise CompileError(f"{what} has type {value.type}, but the pure definition has type "
-                               f"{self.type}; cast the value with hl.cast({self.type}, ...)", where)
-        _check_value(self, value, where, what)
+        if len(values) != len(self.types):
+            raise CompileError(f"{what} has {len(values)} values, but the pure definition has "
+                               f"{len(self.types)}; an update of a Tuple-valued Func gives every "
+                               "element", where)
+        for i, (value, t) in enumerate(zip(values, self.types)):
+            if value.type != t:
+                which = f"element {i} of " if len(values) > 1 else ""
+                raise CompileError(f"{which}{what} has type {value.type}, but the pure "
+                                   f"definition has type {t}; cast the value with "
+                                   f"hl.cast({t}, ...)", where)
+            _check_value(self, value, where, what)
         pure_at = {}
         for i, a in enumerate(args):
             if not a.type.is_int_or_uint() or a.type.is_bool():
@@ -155,7 +192,7 @@ class Function:
                         f"must be the pure Var of that position ({self.pure_args[i]}) alone, "
                         "or a pure Var that also stands alone in its own position", where)
         rdoms = {}
-        for node in (*args, value):
+        for node in (*args, *values):
             for v in free_variables(node):
                 if v.rdom is not None:
                     rdoms[id(v.rdom)] = v.rdom
@@ -171,7 +208,7 @@ class Function:
         # Pure Vars on the right must sit in their own position in calls to this Func, so that
         # different values of a pure Var never touch the same point (they can run in parallel);
         # as on the left, they may appear in other arguments too.
-        for c in calls(value, ir.CallType.HALIDE):
+        for c in (c for value in values for c in calls(value, ir.CallType.HALIDE)):
             if c.func is not self:
                 continue
             for a in c.args:
@@ -187,7 +224,11 @@ class Function:
         if rdom is not None:
             dims = [Dim(rdom.var_name(i), is_rvar=True) for i in range(len(rdom.mins))]
         dims += [Dim(n) for n in self.pure_args if n in pure_at]
-        self.definitions.append(Definition(tuple(args), value, StageSchedule(dims), rdom, where))
+        self.definitions.append(Definition(tuple(args), values, StageSchedule(dims), rdom, where))
+
+
+def _as_values(values) -> tuple[ir.Expr, ...]:
+    return tuple(values) if isinstance(values, (list, tuple)) else (values,)
 
 
 def _check_value(func: Function, value: ir.Expr, where, what: str) -> None:

@@ -129,7 +129,8 @@ def stmt_to_string(s, indent: int = 0) -> str:
             return f"{pad}{word} {s.name} {{\n{inner(s.body)}{pad}}}\n"
         case st.Provide():
             args = ", ".join(to_string(a) for a in s.args)
-            return f"{pad}{s.name}({args}) = {to_string(s.value)}\n"
+            name = s.name if not s.value_index else f"{s.name}.{s.value_index}"
+            return f"{pad}{name}({args}) = {to_string(s.value)}\n"
         case st.Realize():
             bounds = ", ".join(f"[{to_string(a)}, {to_string(b)}]" for a, b in s.bounds)
             fold = "" if s.fold is None else f" fold dim {s.fold[0]} by {s.fold[1]}"

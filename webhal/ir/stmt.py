@@ -66,11 +66,13 @@ class ProducerConsumer(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Provide(Stmt):
-    """Store value at coordinates args of Func `name` (before storage flattening)."""
+    """Store value at coordinates args of Func `name` (before storage flattening); element
+    `value_index` of its values, for a Func that computes a Tuple."""
 
     name: str
     value: ir.Expr
     args: tuple[ir.Expr, ...]
+    value_index: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from webhal.ir.types import Int, Type
 from webhal.lang.expr import Expr, ExprLike, binary, to_node
 from webhal.lang.names import check_name, unique_name
 from webhal.lang.stage import Stage, loop_name
+from webhal.lang.tuple import elements, is_tuple_value
 from webhal.lang.var import Var
 
 
@@ -42,6 +43,14 @@ class FuncRef(ExprLike):
 
     def node(self) -> ir.Expr:
         fn = self._func._function
+        if fn.defined and fn.is_tuple:
+            raise CompileError(f"Func {fn.name} computes a Tuple of {len(fn.types)} values, "
+                               f"so {fn.name}[...] is not one Expr: take an element with "
+                               f"{fn.name}[...][i]", user_location())
+        return self._call(0)
+
+    def _call(self, value_index: int) -> ir.Expr:
+        fn = self._func._function
         if not fn.defined:
             raise CompileError(f"Func {fn.name} is called before it is defined; define it "
                                f"(`{fn.name}[x, ...] = ...`) before using it", user_location())
@@ -49,7 +58,21 @@ class FuncRef(ExprLike):
             raise CompileError(f"Func {fn.name} is defined with {fn.dimensions} arguments "
                                f"({', '.join(fn.pure_args)}) but called with "
                                f"{len(self._args)}", user_location())
-        return ir.Call(fn.type, fn.name, tuple(self._args), ir.CallType.HALIDE, func=fn)
+        return ir.Call(fn.types[value_index], fn.name, tuple(self._args), ir.CallType.HALIDE,
+                       func=fn, value_index=value_index)
+
+    def __getitem__(self, i) -> Expr:
+        """Element i of a Tuple-valued Func's values here (`f[x, y][1]`); IndexError past the
+        last, so `a, b = f[x]` unpacks a pair."""
+        fn = self._func._function
+        count = len(fn.types) if fn.defined else 1
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise CompileError(f"a Tuple element index must be an int, not {i!r}",
+                               user_location())
+        if not -count <= i < count:
+            raise IndexError(f"Func {fn.name} computes {count} value(s); there is no element "
+                             f"{i}")
+        return Expr(self._call(i % count))
 
     def _update(self, op, value, identity):
         fn = self._func._function
@@ -150,12 +173,13 @@ class Func(Stage):
     def _define(self, args: list[ir.Expr], value) -> None:
         fn = self._function
         where = user_location()
+        parts = elements(value) if is_tuple_value(value) else [value]
         if not fn.defined:
-            fn.define_pure(args, to_node(value), where)
+            fn.define_pure(args, [to_node(v) for v in parts], where)
         else:
-            v = to_node(value, like=fn.type) if not isinstance(value, ExprLike) else \
-                to_node(value)
-            fn.define_update(args, v, where)
+            likes = fn.types if len(parts) == len(fn.types) else [fn.type] * len(parts)
+            fn.define_update(args, [to_node(v) if isinstance(v, ExprLike) else
+                                    to_node(v, like=t) for v, t in zip(parts, likes)], where)
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -176,11 +200,21 @@ class Func(Stage):
         hl.Func(type, dimensions, name) before any definition."""
         if not self._function.defined and self._function.declared_type is not None:
             return self._function.declared_type
-        return self._require_defined("its type").type
+        fn = self._require_defined("its type")
+        if fn.is_tuple:
+            raise CompileError(f"Func {fn.name} computes a Tuple of {len(fn.types)} values; "
+                               "use types() for their types", user_location())
+        return fn.type
 
     def types(self) -> list[Type]:
-        """The types of the values it computes: one, as webhal's Funcs are single-valued."""
-        return [self.type()]
+        """The type of each value it computes (one, or one per element of a Tuple)."""
+        if not self._function.defined and self._function.declared_type is not None:
+            return [self._function.declared_type]
+        return list(self._require_defined("its types").types)
+
+    def outputs(self) -> int:
+        """How many values it computes at each point: 1, or the size of its Tuple."""
+        return len(self._require_defined("outputs()").types)
 
     def dimensions(self) -> int:
         """Its number of dimensions, defined or declared."""
@@ -192,17 +226,32 @@ class Func(Stage):
         """The buffer this Func writes when it is a pipeline's output: its name, type and
         dimensions (Halide's OutputImageParam)."""
         fn = self._require_defined("output_buffer()")
+        if fn.is_tuple:
+            raise CompileError(f"Func {fn.name} computes a Tuple and writes one buffer per "
+                               "element: use output_buffers()", user_location())
         return OutputImageParam(fn.name, fn.type, fn.dimensions)
 
     def output_buffers(self) -> list[OutputImageParam]:
-        """[output_buffer()]: a single-valued Func writes one buffer."""
-        return [self.output_buffer()]
+        """The buffers it writes as a pipeline's output: one, or one per Tuple element
+        (`f.0`, `f.1`, ...)."""
+        fn = self._require_defined("output_buffers()")
+        return [OutputImageParam(fn.element_name(i), t, fn.dimensions)
+                for i, t in enumerate(fn.types)]
 
     def args(self) -> list[Var]:
         return [Var(n) for n in self._require_defined("args()").pure_args]
 
     def value(self):
-        return Expr(self._require_defined("value()").definitions[0].value)
+        """The right side of its pure definition (see values() for a Tuple's)."""
+        fn = self._require_defined("value()")
+        if fn.is_tuple:
+            raise CompileError(f"Func {fn.name} computes a Tuple: use values()",
+                               user_location())
+        return Expr(fn.definitions[0].value)
+
+    def values(self) -> tuple:
+        """The values of its pure definition, one per Tuple element."""
+        return tuple(Expr(v) for v in self._require_defined("values()").definitions[0].values)
 
     def has_update_definition(self) -> bool:
         return len(self._function.definitions) > 1

@@ -16,6 +16,7 @@ from webhal.lang.expr import (
     match_types,
     to_node,
 )
+from webhal.lang.tuple import elements, is_tuple_value
 
 
 def _intrinsic(t: Type, name: str, *args: ir.Expr) -> Expr:
@@ -46,6 +47,9 @@ def select(*args) -> Expr:
     if len(args) < 3 or len(args) % 2 == 0:
         raise CompileError("select takes (condition, true_value, false_value) or "
                            "(c1, v1, c2, v2, ..., default)", user_location())
+    values = [*args[1:-1:2], args[-1]]
+    if any(is_tuple_value(v) for v in values):
+        return _select_tuples(args, values)
     result = args[-1]
     for i in range(len(args) - 3, -1, -2):
         cond, value = to_node(args[i]), args[i + 1]
@@ -59,6 +63,23 @@ def select(*args) -> Expr:
                                user_location())
         result = Expr(ir.Select(cond, tv, fv))
     return result if isinstance(result, Expr) else Expr(result)
+
+
+def _select_tuples(args, values) -> tuple:
+    """select of Tuples, element by element (every value a Tuple of one size): a tuple."""
+    if not all(is_tuple_value(v) for v in values):
+        raise CompileError("select mixes Tuples and single values: give every value as a "
+                           "Tuple of the same size", user_location())
+    parts = [elements(v) for v in values]
+    if len({len(p) for p in parts}) > 1:
+        raise CompileError(f"select of Tuples of different sizes "
+                           f"({', '.join(str(len(p)) for p in parts)})", user_location())
+    conditions = args[0:-1:2]
+    return tuple(select(*[x for c, p in zip(conditions, parts) for x in (c, p[i])],
+                        parts[-1][i]) for i in range(len(parts[0])))
+
+
+tuple_select = select  # Halide's C++ name; select takes Tuples too
 
 
 def _select_values(a, b) -> tuple[ir.Expr, ir.Expr]:

@@ -27,10 +27,13 @@ class Pipeline:
             raise CompileError("a Pipeline needs one or more Funcs", user_location())
         for f in outs:
             f._require_defined("a Pipeline")
-        self._outputs = list(outs)
+        self._funcs = list(outs)
+        self._outputs = [e for f in outs for e in _written(f)]
         self._requirements: list[tuple[ir.Expr, list[ir.Expr]]] = []
 
     def outputs(self):
+        """The Funcs whose buffers the pipeline writes: the outputs given, with a Tuple-valued
+        one standing for one Func per element."""
         return list(self._outputs)
 
     def functions(self) -> list[Function]:
@@ -82,6 +85,8 @@ class Pipeline:
             realize_compiled(self, run, target, where)
             buffers = [b if r is b else r.cropped(list(zip(b.mins(), b.shape())))
                        for b, r in zip(buffers, run)]
+        if len(self._funcs) == 1 and len(buffers) > 1:  # one Tuple-valued Func
+            return tuple(buffers)
         return buffers[0] if len(buffers) == 1 else buffers
 
     def _enlarged(self, buffers: list[Buffer], target, where) -> list[Buffer]:
@@ -311,6 +316,30 @@ class Pipeline:
 # Halide's warnings about schedules, in its words, on stdout: where its Python bindings print
 # them (and where Halide's own tests look for them).
 
+def _written(f: Func) -> list[Func]:
+    """The Funcs whose buffers the pipeline writes for output f: f itself, or for a
+    Tuple-valued f one Func per element (`f_0[x...] = f[x...][0]`, ...), made once per Func,
+    with f computed at root unless scheduled elsewhere: one buffer per element, as Halide
+    writes a Tuple."""
+    fn = f.function()
+    if not fn.is_tuple:
+        return [f]
+    made = fn.__dict__.get("_element_outputs")
+    if made is None or len(made) != len(fn.types):
+        from webhal.lang.var import Var
+        made = []
+        args = [Var(a) for a in fn.pure_args]
+        for i in range(len(fn.types)):
+            element = Func(f"{fn.name}_{i}")
+            element[args] = f[args][i]
+            made.append(element)
+        fn.__dict__["_element_outputs"] = made
+    if fn.schedule.compute_level.is_inlined():
+        fn.schedule.compute_level = LoopLevel.root()
+        fn.schedule.store_level = LoopLevel.root()
+    return list(made)
+
+
 def _warn_bound_inlined(fn: Function) -> None:
     """A bound on a Func computed inline constrains nothing."""
     for var, (lo, extent) in fn.schedule.bounds.items():
@@ -441,7 +470,7 @@ def _check_storage_outside_parallel_loops(fns: list[Function], outputs: set[int]
 
 def _called(d) -> list:
     out = []
-    for node in (*d.args, d.value, *(d.rdom.predicates if d.rdom else ())):
+    for node in d.nodes():
         out += [c.func for c in calls(node) if c.call_type is ir.CallType.HALIDE]
     return out
 

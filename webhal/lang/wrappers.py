@@ -31,12 +31,12 @@ def redirect_definitions(consumer: Function, old: Function, new: Function) -> No
     callee lists see the change)."""
     changed = []
     for d in consumer.definitions:
-        value = redirect(d.value, old, new)
+        values = tuple(redirect(v, old, new) for v in d.values)
         args = tuple(redirect(a, old, new) for a in d.args)
-        if value is d.value and all(a is b for a, b in zip(args, d.args)):
+        if all(a is b for a, b in zip((*values, *args), (*d.values, *d.args))):
             changed.append(d)
         else:
-            changed.append(dataclasses.replace(d, value=value, args=args))
+            changed.append(dataclasses.replace(d, values=values, args=args))
     consumer.definitions = changed
 
 
@@ -63,7 +63,8 @@ def clone_definitions(source: Function, clone: Function) -> None:
     clone.pure_args = list(source.pure_args)
     clone.definitions = [
         Definition(tuple(redirect(a, source, clone) for a in d.args),
-                   redirect(d.value, source, clone), copy.deepcopy(d.schedule), d.rdom, d.where)
+                   tuple(redirect(v, source, clone) for v in d.values),
+                   copy.deepcopy(d.schedule), d.rdom, d.where)
         for d in source.definitions]
     clone.schedule = copy.copy(source.schedule)
     clone.schedule.bounds = dict(source.schedule.bounds)

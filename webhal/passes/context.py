@@ -131,7 +131,7 @@ def stages_reading(host: Function, fn: Function, outputs: list[Function]) -> lis
 
 def _called(d) -> list[Function]:
     """The Functions a definition calls inside its loops (not in its RDom's bounds)."""
-    return _called_in([*d.args, d.value, *(d.rdom.predicates if d.rdom else ())])
+    return _called_in(list(d.nodes()))
 
 
 def _called_in(nodes) -> list[Function]:

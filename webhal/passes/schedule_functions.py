@@ -42,7 +42,7 @@ def inline_calls(e: ir.Expr, ctx: LowerContext) -> ir.Expr:
         if isinstance(n, ir.Call) and n.call_type is ir.CallType.HALIDE and \
                 ctx.is_inlined(n.func):
             d = n.func.definitions[0]
-            return go(substitute(d.value, dict(zip(n.func.pure_args, n.args))))
+            return go(substitute(d.values[n.value_index], dict(zip(n.func.pure_args, n.args))))
         return n
     return go(e)
 
@@ -135,8 +135,16 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
     args = tuple(substitute(inline_calls(a, ctx), rename) for a in d.args)
     if si == 0:
         args = tuple(ops.var(prefix + n) for n in fn.pure_args)
-    value = substitute(inline_calls(d.value, ctx), rename)
-    body: st.Stmt = st.Provide(fn.name, value, args)
+    values = [substitute(inline_calls(v, ctx), rename) for v in d.values]
+    body: st.Stmt = st.Provide(fn.name, values[0], args)
+    if len(values) > 1:
+        # Every element is computed before any is stored: an update may read the old values
+        # of the others (argmax's index reads the running maximum).
+        temps = [f"{prefix}value.{i}" for i in range(len(values))]
+        body = st.block(*(st.Provide(fn.name, ops.var(n, v.type), args, i)
+                          for i, (n, v) in enumerate(zip(temps, values))))
+        for n, v in reversed(list(zip(temps, values))):
+            body = st.LetStmt(n, v, body)
     if d.rdom is not None and d.rdom.predicates:
         cond = None
         for p in d.rdom.predicates:

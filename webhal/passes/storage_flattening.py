@@ -40,7 +40,9 @@ def _allocation(r: st.Realize, ctx: LowerContext, body: st.Stmt) -> st.Stmt:
     for d in order:
         strides[d] = size
         size = ops.mul(size, ops.var(f"{r.name}.extent.{d}"))
-    out: st.Stmt = st.Allocate(r.name, r.type, size, body, r.memory_type)
+    out = body
+    for i, t in reversed(list(enumerate(fn.types))):  # a Tuple's elements: one buffer each
+        out = st.Allocate(fn.element_name(i), t, size, out, r.memory_type)
     for d in reversed(range(dims)):
         out = st.LetStmt(f"{r.name}.stride.{d}", strides[d], out)
     for d in reversed(range(dims)):
@@ -48,6 +50,11 @@ def _allocation(r: st.Realize, ctx: LowerContext, body: st.Stmt) -> st.Stmt:
         out = st.LetStmt(f"{r.name}.min.{d}", lo,
                          st.LetStmt(f"{r.name}.extent.{d}", extent, out))
     return out
+
+
+def _element(name: str, index: int, ctx: LowerContext) -> str:
+    """The buffer of element `index` of Func `name` (`name.index` for a Tuple)."""
+    return ctx.function(name).element_name(index)
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
@@ -63,10 +70,13 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             return _allocation(n, ctx, go(n.body))
         n = rebuild(n, go)
         if isinstance(n, st.Provide):
-            return st.Store(n.name, n.value, flat_index(n.name, n.args, folds.get(n.name),
-                                                        n.name not in reordered))
+            return st.Store(_element(n.name, n.value_index, ctx), n.value,
+                            flat_index(n.name, n.args, folds.get(n.name),
+                                       n.name not in reordered))
         if isinstance(n, ir.Call) and n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
-            return ir.Load(n.type, n.name, flat_index(n.name, n.args, folds.get(n.name),
-                                                      n.name not in reordered))
+            name = n.func.element_name(n.value_index) if n.call_type is ir.CallType.HALIDE \
+                else n.name
+            return ir.Load(n.type, name, flat_index(n.name, n.args, folds.get(n.name),
+                                                    n.name not in reordered))
         return n
     return go(s)

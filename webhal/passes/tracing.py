@@ -67,7 +67,7 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             v = ir.Variable(e.type, f"{e.name}.trace.{next(names)}")
             # Each coordinate is computed once, for the load and the line (it may print).
             args = [ir.Variable(a.type, f"{v.name}.{i}") for i, a in enumerate(e.args)]
-            line = trace_call([ir.StringImm(f"Load {e.name}.0("), *_listed(args),
+            line = trace_call([ir.StringImm(f"Load {e.name}.{e.value_index}("), *_listed(args),
                                ir.StringImm(") = "), _printable(v)])
             load = ir.Call(e.type, e.name, tuple(args), e.call_type, e.func, e.value_index)
             out = ir.Let(v.name, load, return_second(line, v))
@@ -103,8 +103,9 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             args = tuple(go(a, realized) for a in n.args)
             v = ir.Variable(value.type, f"{n.name}.trace.{next(names)}")
             return st.LetStmt(v.name, value, st.block(
-                _line(f"Store {n.name}.0(", *_listed(args), ") = ", _printable(v)),
-                st.Provide(n.name, v, args)))
+                _line(f"Store {n.name}.{n.value_index}(", *_listed(args), ") = ",
+                      _printable(v)),
+                st.Provide(n.name, v, args, n.value_index)))
         return rebuild(n, lambda c: go(c, realized))
 
     body = go(s, {})

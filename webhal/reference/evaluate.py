@@ -109,7 +109,9 @@ class Evaluator:
     def _Call(self, e, mask):
         if e.call_type is ir.CallType.HALIDE:
             args = [self.eval(a, mask) for a in e.args]
-            return self.reader.read_func(e.func, args, mask)
+            values = self.reader.read_func(e.func, args, mask)
+            # A Tuple's elements are the fields of one structured array.
+            return values[f"v{e.value_index}"] if values.dtype.names else values
         if e.call_type is ir.CallType.IMAGE:
             args = [self.eval(a, mask) for a in e.args]
             return self.reader.read_image(e.func, args, mask)

@@ -72,7 +72,7 @@ class Realizer:
         if key in self.recording:
             self.recording[key].append(box)
             shape = np.broadcast_shapes(*(np.shape(a) for a in args))
-            return np.zeros(shape, dtype=fn.type.dtype)
+            return np.zeros(shape, dtype=storage_dtype(fn))
         if key in self.in_progress:
             mins, data = self.in_progress[key]
             return _gather(data, mins, args, mask)
@@ -81,7 +81,7 @@ class Realizer:
             self.realize(fn, needed)
         elif key not in self.cache:  # every point masked off (a select's untaken side)
             shape = np.broadcast_shapes(*(np.shape(a) for a in args))
-            return np.zeros(shape, dtype=fn.type.dtype)
+            return np.zeros(shape, dtype=storage_dtype(fn))
         mins, data = self.cache[key]
         values = _gather(data, mins, args, mask)
         if "loads" in fn.schedule.trace:
@@ -141,10 +141,8 @@ class Realizer:
             shape = [1] * len(region)
             shape[axis] = ext
             env[name] = np.arange(lo, lo + ext, dtype=np.int32).reshape(shape)
-        value = Evaluator(self, env).eval(d.value)
-        # np.array, not ascontiguousarray: that one turns a zero-dimensional Func into shape (1,).
-        return np.array(np.broadcast_to(value, [e for _, e in region]), dtype=fn.type.dtype,
-                        order="C")
+        ev = Evaluator(self, env)
+        return _stored(fn, [ev.eval(v) for v in d.values], [e for _, e in region])
 
     def _grow_for_updates(self, fn: Function, region: Region) -> Region:
         """Widen region to every point the updates write or read of fn itself."""
@@ -169,7 +167,7 @@ class Realizer:
                 args = [np.asarray(ev.eval(a)) for a in d.args]
                 yield [(int(a.min()), int(a.max()) - int(a.min()) + 1) if a.size else (m, e)
                        for a, (m, e) in zip(args, region)]
-                for c in calls(d.value, ir.CallType.HALIDE):
+                for c in _self_calls(fn, d):
                     if c.func is fn:
                         for i, a in enumerate(c.args):
                             args[i] = np.asarray(ev.eval(a))
@@ -228,12 +226,12 @@ class Realizer:
         ev = Evaluator(self, sub)
         writes = _flat_index([ev.eval(a) for a in d.args], mins, data.shape, hi - lo)
         hazard = False
-        for c in calls(d.value, ir.CallType.HALIDE):
+        for c in _self_calls(fn, d):
             if c.func is fn:
                 reads = _flat_index([ev.eval(a) for a in c.args], mins, data.shape, hi - lo)
                 hazard = hazard or _reads_earlier_write(writes, reads)
         if not hazard:
-            values = np.broadcast_to(ev.eval(d.value), writes.shape)
+            values = _stored(fn, [ev.eval(v) for v in d.values], writes.shape)
             last = _last_occurrences(writes)
             data.reshape(-1)[writes[last]] = values[last]
             if "stores" in fn.schedule.trace:
@@ -258,6 +256,29 @@ class Realizer:
             self._run_chunk(fn, d, mins, data, env, rcoords, lo + s, lo + e, level + 1)
 
 
+def storage_dtype(fn: Function) -> np.dtype:
+    """The numpy dtype of fn's values: a Tuple's is structured, one field `v<i>` per element."""
+    if not fn.is_tuple:
+        return fn.type.dtype
+    return np.dtype([(f"v{i}", t.dtype) for i, t in enumerate(fn.types)])
+
+
+def _stored(fn: Function, values: list, shape) -> np.ndarray:
+    """The values of one definition (one per Tuple element) broadcast to shape, as stored."""
+    # np.array, not ascontiguousarray: that one turns a zero-dimensional Func into shape (1,).
+    if not fn.is_tuple:
+        return np.array(np.broadcast_to(values[0], shape), dtype=fn.type.dtype, order="C")
+    out = np.empty(shape, dtype=storage_dtype(fn))
+    for i, v in enumerate(values):
+        out[f"v{i}"] = np.broadcast_to(v, shape)
+    return out
+
+
+def _self_calls(fn: Function, d: Definition):
+    """The calls of Funcs in d's values (all elements of a Tuple)."""
+    return [c for v in d.values for c in calls(v, ir.CallType.HALIDE)]
+
+
 # -- tracing ---------------------------------------------------------------------------------------
 
 def _say(*lines: str) -> None:
@@ -265,14 +286,18 @@ def _say(*lines: str) -> None:
 
 
 def _trace_stores(fn: Function, coords, values, event: str = "Store") -> None:
-    """`Store f.0(x, y) = v` per point, in the order given (as passes/tracing.py prints)."""
+    """`Store f.0(x, y) = v` per point, in the order given (as passes/tracing.py prints); for
+    a Tuple, each point's elements in turn (`f.0`, `f.1`, ...)."""
     values = np.asarray(values)
-    if values.dtype == np.bool_:
-        values = values.astype(np.uint8)
-    kind = abi.print_kind(fn.type) if not fn.type.is_bool() else "u"
-    rows = zip(*[c.tolist() for c in coords], values.tolist())
-    _say(*(f"{event} {fn.name}.0({', '.join(str(c) for c in row[:-1])}) = "
-           f"{abi.format_print(kind, [row[-1]])}" for row in rows))
+    fields = values.dtype.names or (None,)
+    columns = [values[f] if f else values for f in fields]
+    lines = []
+    for row in zip(*[c.tolist() for c in coords], *(c.tolist() for c in columns)):
+        point = ", ".join(str(c) for c in row[:len(coords)])
+        for i, (t, v) in enumerate(zip(fn.types, row[len(coords):])):
+            kind, v = (abi.print_kind(t), v) if not t.is_bool() else ("u", int(v))
+            lines.append(f"{event} {fn.name}.{i}({point}) = {abi.format_print(kind, [v])}")
+    _say(*lines)
 
 
 def _trace_loads(fn: Function, args, mask, values) -> None:
@@ -305,6 +330,8 @@ _UFUNCS = {ir.Add: np.add, ir.Sub: np.subtract, ir.Mul: np.multiply, ir.Min: np.
 
 def _apply_as_reduction(fn, d, ev, writes, data) -> bool:
     """f[L] = f[L] op g with g free of f: apply op in point order with ufunc.at (histograms)."""
+    if fn.is_tuple:
+        return False
     v = d.value
     op = _UFUNCS.get(type(v))
     if op is None or (isinstance(v, ir.Min | ir.Max) and data.dtype.kind == "f"):
