@@ -48,6 +48,14 @@ def target(request, wgpu_adapter) -> str:
     return request.param
 
 
+def has_float16(target: str, wgpu_adapter) -> bool:
+    """Whether target runs float16 here: Vulkan targets ask for it with vk_float16 (lavapipe
+    has it), WebGPU ones need the adapter's shader-f16."""
+    if "vulkan" in target:
+        return "vk_float16" in target
+    return "shader-f16" in wgpu_adapter.features
+
+
 def hl_type(dtype) -> hl.Type:
     dt = np.dtype(dtype)
     if dt.kind == "f":
@@ -111,8 +119,9 @@ def check(f, sizes, target: str, *, kernels: int, rtol: float = 1e-5, atol: floa
         r, a = (tolerances or {}).get(out.name(), (rtol, atol))
         _assert_same(g, w, r, a, f"output {out.name()} on {target}")
     _, lowered = compile_jit(pipeline, hl.Target(target))
-    assert len(lowered.kernels.get(DeviceAPI.WebGPU, ())) == kernels, \
-        f"{len(lowered.kernels.get(DeviceAPI.WebGPU, ()))} GPU kernels, expected {kernels}"
+    api = DeviceAPI.Vulkan if "vulkan" in target else DeviceAPI.WebGPU
+    assert len(lowered.kernels.get(api, ())) == kernels, \
+        f"{len(lowered.kernels.get(api, ()))} {api.name} kernels, expected {kernels}"
     return got
 
 
@@ -756,6 +765,27 @@ def test_histogram_like_update_with_a_gpu_consumer(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+def test_tuple_with_an_update_and_an_argmax_on_the_gpu(target, wgpu_adapter):
+    """A Tuple-valued Func (one buffer per element, a narrow one packed) whose update reads
+    both elements' old values, its consumer, and a per-column argmax over an RDom, each stage
+    on the GPU."""
+    image = hl.Buffer(ramp_image(np.int16, seed=42), "image")
+    f, g = hl.Func("pair"), hl.Func("pair_use")
+    f[x, y] = (hl.u8(x + y), hl.f32(image[x, y]) * 0.5)
+    f[x, y] = (f[x, y][0] + hl.u8(f[x, y][1] > 0), f[x, y][1] - hl.f32(f[x, y][0]))
+    g[x, y] = hl.f32(f[x, y][0]) + f[x, y][1]
+    f.compute_root()
+    gpu_2d(f, 8, 4)
+    gpu_2d(f.update(), 8, 4)
+    gpu_2d(g, 8, 8)
+    r = hl.RDom([(0, H)], "r")
+    best = hl.Func("column_best")
+    best[x] = hl.argmax(image[x, r])
+    best.gpu_tile(x, xo, xi, 16)  # the argmax's own Func runs inside each invocation
+    check(g, [W, H], target, kernels=3)
+    check(best, [W], target, kernels=1)
+
+
 # -- mixed CPU/GPU chains -------------------------------------------------------------------------
 
 def test_cpu_producer_gpu_consumer(target, wgpu_adapter):
@@ -898,7 +928,7 @@ def test_scalar_params_of_every_type(target, wgpu_adapter):
     type's arithmetic."""
     funcs = []
     for t, value in PARAMS:
-        if t.is_float() and t.bits == 16 and "shader-f16" not in wgpu_adapter.features:
+        if t.is_float() and t.bits == 16 and not has_float16(target, wgpu_adapter):
             continue
         p = hl.Param(t, f"p_{t}", value)
         f = hl.Func(f"param_{t}")
@@ -949,7 +979,7 @@ def test_same_pipeline_at_other_sizes(target, wgpu_adapter):
 
 
 def test_float16(target, wgpu_adapter):
-    if "shader-f16" not in wgpu_adapter.features:
+    if not has_float16(target, wgpu_adapter):
         pytest.skip("the adapter has no shader-f16")
     data = np.random.default_rng(55).uniform(-300, 300, (H, W)).astype(np.float16)
     data.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, 0.0]
@@ -1039,7 +1069,7 @@ def test_shared_memory_read_by_vector_loads(target, tail, wgpu_adapter):
     p.compute_at(out, xo).gpu_threads(x, y)
     check(out, [w, h], target, kernels=1)
     _, lowered = compile_jit(hl.Pipeline(out), hl.Target(target))
-    assert lowered.kernels[DeviceAPI.WebGPU][0].workgroup == (20, 4, 1)  # 16 + 4 columns, 4 rows
+    assert next(iter(lowered.kernels.values()))[0].workgroup == (20, 4, 1)  # 16 + 4 columns, 4 rows
 
 
 def test_shared_memory_producer_vectorized_in_shifted_tiles(target, wgpu_adapter):
