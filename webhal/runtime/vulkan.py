@@ -73,7 +73,7 @@ class VulkanCallError(HalideError):
 
     def __init__(self, call_name: str, result: str):
         self.call, self.result = call_name, result
-        super().__init__(f"Vulkan {call_name} failed: {result}")
+        super().__init__(f"{call_name} failed: {result}")
 
 
 def _result_name(error: Exception) -> str:

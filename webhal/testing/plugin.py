@@ -33,12 +33,13 @@ FIXTURE_MARKERS = {
     "browser_webgpu": "browser",
     "wgpu_adapter": "gpu",
     "wgpu_device": "gpu",
+    "vulkan_device": "gpu",
     "dawn_node": "gpu",
 }
 
 MARKERS = {
     "browser": "needs headless Chromium",
-    "gpu": "needs a WebGPU adapter (wgpu-py or dawn.node)",
+    "gpu": "needs a WebGPU adapter (wgpu-py or dawn.node) or a Vulkan device",
 }
 
 
@@ -138,6 +139,13 @@ def wgpu_adapter():
 @pytest.fixture(scope="session")
 def wgpu_device(wgpu_adapter):
     return wgpu_adapter.request_device_sync()
+
+
+@pytest.fixture(scope="session")
+def vulkan_device():
+    """The process's Vulkan device (webhal.runtime.vulkan.DeviceInfo: name, type, API version,
+    features); lavapipe on machines without a GPU."""
+    return runtimes.vulkan_device()
 
 
 @pytest.fixture(scope="session")

@@ -129,6 +129,18 @@ def wgpu_adapter():
     return adapter
 
 
+def vulkan_device():
+    """The process's Vulkan device (webhal.runtime.vulkan.DeviceInfo): Mesa's lavapipe on
+    machines without a GPU."""
+    from webhal.errors import HalideError
+    from webhal.runtime import vulkan
+
+    try:
+        return vulkan.context().info
+    except HalideError as exc:
+        missing("a Vulkan device", str(exc), vulkan.DRIVER_HINT)
+
+
 def wasmtime_engine():
     """A wasmtime.Engine with SIMD and threads enabled."""
     require("wasmtime", find_wasmtime)
