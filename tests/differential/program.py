@@ -181,6 +181,12 @@ class PipelineGenerator(Generator):
             span = (3 * v.lo, 3 * v.hi) if v.fits("int16") or st != "uint32" else \
                 type_range(st)
             return Val(f"hl.sum({v.code})", st, *span, v.exact and not self.gpu)
+        if self.chance(0.3):  # a Tuple-valued reduction: the index of the best, or its value
+            fn = self.pick(["argmax", "argmin"])
+            self.features.add("tuple")
+            if self.chance(0.5):
+                return Val(f"hl.{fn}({ref}[x + {r}.x, y - {r}.x])[0]", "int32", -1, 1)
+            return Val(f"hl.{fn}({ref}[x + {r}.x, y - {r}.x])[1]", t, lo, hi)
         return Val(f"hl.{fn}({ref}[x + {r}.x, y - {r}.x])", t, lo, hi)
 
     def update(self, f: FuncInfo, sources: list[Val]) -> None:
