@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -29,6 +31,8 @@ from webhal.toolchain import (
     format_version,
     wgpu_adapter_info,
 )
+from webhal.toolchain.cache import cached
+from webhal.toolchain.process import run_tool
 from webhal.toolchain.wasm import WASM_TRIPLE
 
 # What each group of components makes possible, in the order doctor lists them.
@@ -37,6 +41,7 @@ CAPABILITIES = {
     "linking": "link wasm objects into JS + wasm bundles (emcc, wasm-ld)",
     "wasm JIT": "run wasm pipelines from Python (wasmtime)",
     "native WebGPU": "run WGSL kernels natively (wgpu-py on wgpu-native)",
+    "Vulkan": "run SPIR-V kernels natively (PyPI vulkan on the system's Vulkan loader)",
     "Node + Dawn": "run bundles with WebGPU under Node (dawn.node)",
     "browser tests": "run bundles and demos in headless Chromium with WebGPU (Playwright)",
 }
@@ -57,6 +62,7 @@ class CheckResult:
     details: str = ""
     hint: str = ""
     adapter: AdapterInfo | None = None
+    devices: tuple = ()  # Vulkan devices (webhal.runtime.vulkan.DeviceInfo fields)
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,52 @@ def _check_chromium_adapter() -> CheckResult:
     return _from_adapter(webgpu_adapter_info())
 
 
+# Asked in a child process, as wgpu's adapter is: a driver crash must not take doctor with it.
+_VULKAN_PROBE = "import json; from webhal.runtime.vulkan import probe; print(json.dumps(probe()))"
+_vulkan_lock = threading.Lock()  # both Vulkan checks share one probe
+
+
+@cached
+def _probe_vulkan() -> dict:
+    from webhal.runtime.vulkan import DRIVER_HINT
+
+    result = run_tool([sys.executable, "-c", _VULKAN_PROBE], timeout_s=120,
+                      what="the Vulkan probe", hint=DRIVER_HINT)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _vulkan() -> dict:
+    with _vulkan_lock:
+        return _probe_vulkan()
+
+
+def _check_vulkan_devices() -> CheckResult:
+    from webhal.runtime.vulkan import DRIVER_HINT, DeviceInfo
+
+    found = _vulkan()
+    if "error" in found:
+        raise ToolchainError(found["error"], hint=DRIVER_HINT)
+    if not found["devices"]:
+        raise ToolchainError("the Vulkan loader finds no device", hint=DRIVER_HINT)
+    lines = []
+    for fields in found["devices"]:
+        device = DeviceInfo(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in fields.items()})
+        lines.append(f"{device.summary()}: {' '.join(device.features) or 'no optional features'}")
+    return CheckResult(component="", enables="", ok=True, version=found["binding"],
+                       detail="\n".join(lines), devices=tuple(found["devices"]))
+
+
+def _check_validation_layer() -> CheckResult:
+    from webhal.runtime.vulkan import LAYERS_HINT, VALIDATION_LAYER
+
+    found = _vulkan()
+    if VALIDATION_LAYER not in found["layers"]:
+        raise ToolchainError(f"{VALIDATION_LAYER} is not installed", hint=LAYERS_HINT)
+    return CheckResult(component="", enables="", ok=True,
+                       detail=f"{VALIDATION_LAYER} (VK_INSTANCE_LAYERS or HL_VK_LAYERS)")
+
+
 CHECKS: tuple[Check, ...] = (
     Check("llvmlite", "wasm objects", _check_llvmlite),
     Check("emcc", "linking", _check_emcc),
@@ -120,6 +172,9 @@ CHECKS: tuple[Check, ...] = (
     # An adapter is what matters; lavapipe is only how a GPU-less machine gets one.
     Check("lavapipe", "native WebGPU", lambda: _from_tool(find_lavapipe_icd()), required=False),
     Check("wgpu adapter", "native WebGPU", _check_wgpu_adapter),
+    Check("vulkan devices", "Vulkan", _check_vulkan_devices),
+    # Only for checking kernels (tests turn it on); running needs none.
+    Check("validation layer", "Vulkan", _check_validation_layer, required=False),
     Check("node", "Node + Dawn", lambda: _from_tool(find_node())),
     Check("dawn.node", "Node + Dawn", lambda: _from_tool(find_dawn_node())),
     Check("swiftshader", "Node + Dawn", lambda: _from_tool(find_swiftshader_icd())),
@@ -170,6 +225,7 @@ def to_json(results: list[CheckResult]) -> dict:
         "capabilities": enabled_capabilities(results),
         "components": [asdict(r) for r in results],
         "adapters": {r.adapter.runtime: asdict(r.adapter) for r in results if r.adapter},
+        "vulkan_devices": [d for r in results for d in r.devices],
     }
 
 

@@ -742,3 +742,38 @@ def test_the_same_kernels_on_swiftshader(two_kernels, vulkan_device, tmp_path):
                                        "feature int16 (shaderInt16)")
         assert "SwiftShader" in got["int16"] and "vk_int16" in got["int16"]
     assert "webhal Vulkan validation" not in got["stderr"]
+
+
+# -- webhal doctor -------------------------------------------------------------------------
+
+def _vulkan_checks():
+    from webhal import doctor
+    from webhal.toolchain import clear_caches
+
+    clear_caches()
+    try:
+        return doctor, doctor.run_checks(tuple(c for c in doctor.CHECKS
+                                               if c.enables == "Vulkan"))
+    finally:
+        clear_caches()
+
+
+def test_doctor_reports_the_devices_and_the_validation_layer(vulkan_device):
+    doctor, results = _vulkan_checks()
+    devices, layer = results
+    assert devices.ok and layer.ok, (devices.error, layer.error)
+    assert vulkan_device.name in devices.detail and "Vulkan 1." in devices.detail
+    assert devices.devices[0]["features"] == list(vulkan_device.features)
+    report = json.loads(json.dumps(doctor.to_json(results)))
+    assert report["capabilities"]["Vulkan"] is True
+    assert report["vulkan_devices"][0]["name"] == vulkan_device.name
+
+
+def test_doctor_without_a_driver_or_layer_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("VK_ICD_FILENAMES", str(tmp_path / "none.json"))
+    monkeypatch.setenv("VK_DRIVER_FILES", str(tmp_path / "none.json"))
+    monkeypatch.setenv("VK_LAYER_PATH", str(tmp_path))
+    doctor, (devices, layer) = _vulkan_checks()
+    assert not devices.ok and "mesa-vulkan-drivers" in devices.hint
+    assert not layer.ok and not layer.required and "vulkan-validationlayers" in layer.hint
+    assert doctor.enabled_capabilities([devices, layer])["Vulkan"] is False

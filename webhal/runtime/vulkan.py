@@ -286,7 +286,12 @@ def _create_instance(vk, layers: list[str], extensions: list[str], version):
                                    enabledLayerCount=len(layers), ppEnabledLayerNames=layers,
                                    enabledExtensionCount=len(extensions),
                                    ppEnabledExtensionNames=extensions)
-    return call(vk.vkCreateInstance, info, None)
+    try:
+        return call(vk.vkCreateInstance, info, None)
+    except VulkanCallError as e:
+        if e.result == "VK_ERROR_INCOMPATIBLE_DRIVER":  # what the loader says without one
+            raise HalideError(f"no Vulkan driver found ({e}): {DRIVER_HINT}") from None
+        raise
 
 
 def describe_devices() -> list[DeviceInfo]:
@@ -301,6 +306,25 @@ def describe_devices() -> list[DeviceInfo]:
         return [_describe(vk, p, version) for p in call(vk.vkEnumeratePhysicalDevices, instance)]
     finally:
         vk.vkDestroyInstance(instance, None)
+
+
+def probe() -> dict:
+    """What `webhal doctor` reports, as JSON-ready data: the binding's version, the instance
+    layers, the devices (DeviceInfo fields), and the error that stopped the look if one did."""
+    from dataclasses import asdict
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        binding = version("vulkan")
+    except PackageNotFoundError:
+        binding = ""
+    found = {"binding": binding, "devices": [], "layers": []}
+    try:
+        found["layers"] = available_layers()
+        found["devices"] = [asdict(d) for d in describe_devices()]
+    except HalideError as e:
+        found["error"] = str(e)
+    return found
 
 
 @dataclass
