@@ -399,6 +399,24 @@ def test_readbacks_only_when_the_device_is_newer(make_runtime, two_kernels, tran
     assert memory.writes == [b.ctypes.data] and not b.any()
 
 
+def test_device_memory_no_upload_covers_reads_as_zeros(make_runtime, two_kernels, transfer):
+    n = 256
+    junk = np.full(n, 0xDEAD, np.uint32)
+    first = make_runtime(two_kernels, two_kernels_manifest())
+    first.buffer(0, junk.ctypes.data, junk.nbytes, 1)
+    first.buffer(1, junk.ctypes.data, junk.nbytes, 1)
+    first.run(0, 1, 1, 1, _push(0, 0))  # uploads both
+    first.close()  # their memory goes back to the block, for the next buffers to reuse
+    rt = make_runtime(two_kernels, two_kernels_manifest())
+    a, b = np.arange(n, dtype=np.uint32), np.full(n, 7, np.uint32)
+    rt.buffer(0, a.ctypes.data, a.nbytes, 1)
+    rt.buffer(1, b.ctypes.data, b.nbytes, 0)
+    rt.run(0, 1, 1, 1, _push(1, 10))  # writes the first 10 only
+    rt.copy_to_host(1)
+    np.testing.assert_array_equal(b[:10], a[:10] + 1)
+    assert not b[10:].any()
+
+
 def test_a_buffer_given_again_keeps_its_device_copy_unless_resized(make_runtime, two_kernels):
     rt = make_runtime(two_kernels, two_kernels_manifest())
     a = np.zeros(64, np.uint32)

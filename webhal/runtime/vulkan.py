@@ -575,6 +575,7 @@ class DeviceBuffer:
     host: int = 0
     host_newer: bool = False
     device_newer: bool = False
+    zeroed: bool = False  # its device memory was cleared or written whole since it was made
 
 
 @dataclass(eq=False)
@@ -702,9 +703,9 @@ class VulkanRuntime:
         if k.get("spec_ids"):
             data = struct.pack("<3I", *k["workgroup_size"])
             entries = [vk.VkSpecializationMapEntry(constantID=sid, offset=4 * i, size=4)
-                       for i, sid in enumerate(k["spec_ids"])]
-            spec = vk.VkSpecializationInfo(mapEntryCount=3, pMapEntries=entries, dataSize=12,
-                                           pData=vk.ffi.from_buffer(data))
+                       for i, sid in enumerate(k["spec_ids"]) if sid is not None]
+            spec = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
+                                           dataSize=12, pData=vk.ffi.from_buffer(data))
         stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
                                                    module=self.module, pName=k["name"],
                                                    pSpecializationInfo=spec)
@@ -913,33 +914,38 @@ class VulkanRuntime:
 
     def _upload(self, cmd, bound: list[DeviceBuffer]) -> None:
         """Bring the device copies whose host copy is newer up to date: through their
-        mapping, or through the staging buffer and copies recorded in `cmd`."""
-        staged = []
+        mapping, or through the staging buffer and copies recorded in `cmd`. Device memory
+        no upload covers is cleared first, as WebGPU's is, so no earlier buffer's bytes show."""
+        vk = self.vk
+        staged, recorded = [], False
         for b in bound:
             if not b.host_newer:
+                if not b.zeroed:
+                    vk.vkCmdFillBuffer(cmd, b.handle, 0, WHOLE_SIZE, 0)
+                    b.zeroed = recorded = True
                 continue
-            data = self.memory.read(b.host, b.host_bytes)
+            data = self.memory.read(b.host, b.host_bytes).ljust(b.nbytes, b"\0")
             if self._mapped(b):  # the GPU is idle (run() waited)
                 start = b.region.offset
-                b.region.block.mapped[start:start + len(data)] = data
+                b.region.block.mapped[start:start + b.nbytes] = data
             else:
                 staged.append((b, data))
-            b.host_newer = False
-        if not staged:
-            return
-        vk = self.vk
+            b.host_newer, b.zeroed = False, True
         offsets, total = [], 0
         for b, _ in staged:
             offsets.append(total)
             total += -(-b.nbytes // 16) * 16
-        staging = self._staging(total)
-        mapped, base = staging.region.block.mapped, staging.region.offset
-        for (b, data), offset in zip(staged, offsets):
-            mapped[base + offset:base + offset + len(data)] = data
-            self._copy(cmd, staging.handle, b.handle, offset, 0, b.nbytes)
-        self._barrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                      vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                      vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)
+        if staged:
+            staging = self._staging(total)
+            mapped, base = staging.region.block.mapped, staging.region.offset
+            for (b, data), offset in zip(staged, offsets):
+                mapped[base + offset:base + offset + b.nbytes] = data
+                self._copy(cmd, staging.handle, b.handle, offset, 0, b.nbytes)
+            recorded = True
+        if recorded:
+            self._barrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)
 
     # -- descriptor sets -------------------------------------------------------------------
 
