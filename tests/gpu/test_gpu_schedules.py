@@ -27,7 +27,11 @@ from tests.random_expressions import expressions as random_expressions
 from webhal.ir.schedule import DeviceAPI
 from webhal.jit import compile_jit
 
-TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu"]
+# WebGPU through wgpu-py (host code JIT-compiled and in wasmtime), and Vulkan through webhal's
+# runtime: SPIR-V 1.0 with narrow types packed in words, and SPIR-V 1.6 with them stored as
+# they are (vk_int8, vk_int16).
+TARGETS = ["host-webgpu", "wasm-32-wasmrt-webgpu", "host-vulkan-vk_float16",
+           "host-vulkan-vk_int8-vk_int16-vk_float16-vk_v13"]
 W, H = 37, 23  # odd: tiles and vectors have tails
 
 x, y, c = hl.Var("x"), hl.Var("y"), hl.Var("c")
@@ -41,6 +45,8 @@ ALL_TYPES = {**INT_TYPES, "f32": np.float32}
 
 @pytest.fixture(params=TARGETS)
 def target(request, wgpu_adapter) -> str:
+    if "vulkan" in request.param:
+        request.getfixturevalue("vulkan_device")
     if request.param.startswith("wasm"):
         request.getfixturevalue("llvm_wasm")
         request.getfixturevalue("wasm_ld")
@@ -490,7 +496,7 @@ def test_gpu_tile_sizes_that_do_not_divide(target, tail, wgpu_adapter):
     funcs = []
     sizes = [(8, 8), (5, 3), (16, 1), (1, 7), (37, 23), (36, 22)]
     if tail is hl.TailStrategy.GuardWithIf:  # shifted inwards, tiles larger than the image
-        sizes.append((64, 32))                # would read and write outside it
+        sizes += [(64, 8), (16, 32)]          # would read and write outside it
     for tx, ty in sizes:
         f = hl.Func(f"tile_{tx}x{ty}")
         f[x, y] = A[x, y] * 3 - x * y + tx

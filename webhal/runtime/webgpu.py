@@ -63,6 +63,8 @@ class WebGPURuntime:
         try:
             self.module = self.dev.create_shader_module(code=wgsl)
             self.pipelines = [self._pipeline(k) for k in self.kernels]
+        except CompileError:
+            raise
         except Exception as e:  # wgpu reports validation errors as exceptions
             raise CompileError(_shader_error(str(e), wgsl)) from None
         self.args = [self.dev.create_buffer(size=k["args_bytes"], usage=wgpu.BufferUsage.UNIFORM |
@@ -74,7 +76,13 @@ class WebGPURuntime:
         self.launches: list[tuple] = []  # this call's dispatches, for replay() in benchmarks
 
     def _pipeline(self, k: dict):
-        constants = dict(zip(k["overrides"], k["workgroup_size"]))
+        size = k["workgroup_size"]
+        limit = self.dev.limits.get("max-compute-invocations-per-workgroup", 256)
+        if size[0] * size[1] * size[2] > limit:  # wgpu does not check override-sized ones
+            raise CompileError(f"kernel {k['name']}'s workgroup {tuple(size)} has more "
+                               f"invocations than the adapter ({adapter_name()}) allows "
+                               f"({limit}); use smaller gpu_threads/gpu_tile sizes")
+        constants = dict(zip(k["overrides"], size))
         return self.dev.create_compute_pipeline(
             layout="auto", compute={"module": self.module, "entry_point": k["name"],
                                     "constants": constants})

@@ -293,7 +293,8 @@ class KernelEmitter:
     def element(self, name: str, index: int) -> tuple[int, Memory]:
         """A pointer to element `index` of buffer or array `name`."""
         mem = self.memory[name]
-        self.used_globals.add(mem.var)
+        if mem.storage is not StorageClass.Function:  # entry point interfaces list globals
+            self.used_globals.add(mem.var)
         pointer = self.m.pointer(mem.storage, self.m.type(mem.type))
         path = (self.const(U32, 0), index) if mem.in_block else (index,)
         return self.op(Op.AccessChain, pointer, mem.var, *path), mem
