@@ -7,12 +7,26 @@ runtime skips the test with a message saying what to install; under WEBHAL_EXPEC
 
 Every WGSL module a test produces is also created on dawn.node (Tint), beside the wgpu-py (naga)
 runs, so that code only one implementation accepts is caught; every SPIR-V module passes
-spirv-val for its Vulkan version.
+spirv-val for its Vulkan version, and every Vulkan run has the Khronos validation layer on
+(Debian's vulkan-validationlayers) and must leave it silent.
 """
+
+import os
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+
+def pytest_configure(config):
+    # Before any test makes the process's Vulkan device; a run may name other layers itself.
+    if not os.environ.get("HL_VK_LAYERS") and not os.environ.get("VK_INSTANCE_LAYERS"):
+        os.environ["HL_VK_LAYERS"] = "VK_LAYER_KHRONOS_validation"
+
+
+@pytest.fixture(autouse=True)
+def _vulkan_validation_layer_silent(vulkan_validation_silent):
+    pass
 
 
 @pytest.fixture(autouse=True)

@@ -311,5 +311,24 @@ def spirv_validated(monkeypatch):
 
 
 _valid_spirv: set[tuple[bytes, tuple]] = set()  # modules spirv-val accepted in this session
+
+
+@pytest.fixture
+def vulkan_validation_silent():
+    """The test fails at teardown if the Vulkan validation layer reported anything while it
+    ran (a warning or an error: a misuse of the API by webhal's runtime or shaders). The layer
+    is on when HL_VK_LAYERS or VK_INSTANCE_LAYERS names VK_LAYER_KHRONOS_validation before the
+    process's Vulkan device is made. Use it as an autouse fixture in a conftest.py."""
+    import sys
+    vulkan = sys.modules.get("webhal.runtime.vulkan")
+    if vulkan is not None:
+        vulkan.clear_validation_messages()
+    yield
+    vulkan = sys.modules.get("webhal.runtime.vulkan")
+    if vulkan is not None and vulkan.validation_messages():
+        messages = vulkan.validation_messages()
+        vulkan.clear_validation_messages()
+        pytest.fail("the Vulkan validation layer reported:\n  " + "\n  ".join(messages[:10]),
+                    pytrace=False)
 _dawn_checker = None
 _accepted_wgsl: set[str] = set()  # modules Dawn accepted in this session (each checked once)
