@@ -13,6 +13,7 @@ sizes as specialization constants. The calls and dirty rules are WebGPURuntime's
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import re
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 
 from webhal import abi
 from webhal.errors import CompileError, HalideError
+from webhal.runtime.webgpu import HostMemory
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
 DRIVER_HINT = "apt-get install mesa-vulkan-drivers libvulkan1 (lavapipe: Vulkan on the CPU)"
@@ -451,7 +453,7 @@ class Block:
     memory: object
     type_index: int
     size: int
-    mapped: object = None       # a cffi buffer over the whole block when host-visible
+    address: int = 0            # where the block is mapped when host-visible, else 0
     free: list[list[int]] = field(default_factory=list)  # [offset, size], by offset
     regions: int = 0
 
@@ -555,10 +557,11 @@ class BlockAllocator:
         vk = self.vk
         info = vk.VkMemoryAllocateInfo(allocationSize=block_size, memoryTypeIndex=type_index)
         memory = call(vk.vkAllocateMemory, self.device, info, None)
-        mapped = None
+        address = 0
         if self.memory_flags[type_index] & vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT:
             mapped = call(vk.vkMapMemory, self.device, memory, 0, block_size, 0)
-        block = Block(memory, type_index, block_size, mapped)
+            address = int(vk.ffi.cast("uintptr_t", vk.ffi.from_buffer(mapped)))
+        block = Block(memory, type_index, block_size, address)
         self.blocks.append(block)
         return block
 
@@ -760,7 +763,7 @@ class VulkanRuntime:
             return 0
         self._finish()
         if self._mapped(b):
-            data = b.region.block.mapped[b.region.offset:b.region.offset + b.host_bytes]
+            self._read_mapped(b.region.block.address + b.region.offset, b)
         else:
             staging = self._staging(b.nbytes)
             cmd = self._begin()
@@ -770,9 +773,7 @@ class VulkanRuntime:
                           self.vk.VK_PIPELINE_STAGE_HOST_BIT, self.vk.VK_ACCESS_HOST_READ_BIT)
             self._submit(cmd)
             self._finish()
-            start = staging.region.offset
-            data = staging.region.block.mapped[start:start + b.host_bytes]
-        self.memory.write(b.host, bytes(data))
+            self._read_mapped(staging.region.block.address + staging.region.offset, b)
         b.device_newer = False
         return 0
 
@@ -894,7 +895,7 @@ class VulkanRuntime:
     def _mapped(self, b: DeviceBuffer) -> bool:
         coherent = self.vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
         block = b.region.block
-        return (self.map_device_buffers and block.mapped is not None
+        return (self.map_device_buffers and block.address != 0
                 and self.ctx.memory_flags[block.type_index] & coherent != 0)
 
     def _release(self, b: DeviceBuffer) -> None:
@@ -924,28 +925,41 @@ class VulkanRuntime:
                     vk.vkCmdFillBuffer(cmd, b.handle, 0, WHOLE_SIZE, 0)
                     b.zeroed = recorded = True
                 continue
-            data = self.memory.read(b.host, b.host_bytes).ljust(b.nbytes, b"\0")
             if self._mapped(b):  # the GPU is idle (run() waited)
-                start = b.region.offset
-                b.region.block.mapped[start:start + b.nbytes] = data
+                self._write_mapped(b.region.block.address + b.region.offset, b)
             else:
-                staged.append((b, data))
+                staged.append(b)
             b.host_newer, b.zeroed = False, True
         offsets, total = [], 0
-        for b, _ in staged:
+        for b in staged:
             offsets.append(total)
             total += -(-b.nbytes // 16) * 16
         if staged:
             staging = self._staging(total)
-            mapped, base = staging.region.block.mapped, staging.region.offset
-            for (b, data), offset in zip(staged, offsets):
-                mapped[base + offset:base + offset + b.nbytes] = data
+            base = staging.region.block.address + staging.region.offset
+            for b, offset in zip(staged, offsets):
+                self._write_mapped(base + offset, b)
                 self._copy(cmd, staging.handle, b.handle, offset, 0, b.nbytes)
             recorded = True
         if recorded:
             self._barrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
                           vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                           vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)
+
+    def _write_mapped(self, address: int, b: DeviceBuffer) -> None:
+        """Copy b's host bytes to mapped device memory at `address`, zeros up to b.nbytes."""
+        if type(self.memory) is HostMemory:  # plain addresses: one copy, no bytes object
+            ctypes.memmove(address, b.host, b.host_bytes)
+        else:
+            ctypes.memmove(address, self.memory.read(b.host, b.host_bytes), b.host_bytes)
+        ctypes.memset(address + b.host_bytes, 0, b.nbytes - b.host_bytes)
+
+    def _read_mapped(self, address: int, b: DeviceBuffer) -> None:
+        """Copy b's host bytes from mapped device memory at `address` to the host."""
+        if type(self.memory) is HostMemory:
+            ctypes.memmove(b.host, address, b.host_bytes)
+        else:
+            self.memory.write(b.host, ctypes.string_at(address, b.host_bytes))
 
     # -- descriptor sets -------------------------------------------------------------------
 
