@@ -604,12 +604,12 @@ class VulkanRuntime:
     map_device_buffers = True
 
     def __init__(self, spirv: bytes, manifest: dict, memory):
+        self._closed = True  # until every object below exists (close() then has nothing to do)
         self.ctx = context()
         self.vk = self.ctx.vk
         self.spirv, self.manifest, self.memory = bytes(spirv), manifest, memory
         self.kernels = manifest["kernels"]
         self._check_manifest(manifest)
-        self._closed = True  # until every object below exists
         self.by_id = {b["id"]: b for b in manifest["buffers"]}
         self.buffers: dict[int, DeviceBuffer] = {}
         self.descriptor_sets: dict[tuple, tuple] = {}  # key -> (set, pool)
@@ -650,7 +650,7 @@ class VulkanRuntime:
                                    f"offer; compile without {TARGET_FEATURES[name]} or choose "
                                    "another device (HL_VK_DEVICE_TYPE)")
         for k in manifest["kernels"]:
-            if k.get("push_constant_bytes", 0) > info.max_push_constants:
+            if (k.get("push_constant_bytes") or 0) > info.max_push_constants:
                 raise CompileError(f"kernel {k['name']} has {k['push_constant_bytes']} bytes "
                                    f"of scalars, more than the {info.max_push_constants} "
                                    f"bytes of push constants the device {info.name} allows")
