@@ -10,6 +10,7 @@ from webhal.runtime.webgpu import WebGPURuntime
 
 
 class FakeRuntime:
+    API = "WebGPU"
     error = None
 
     def __init__(self, result=0, error=None):

@@ -25,7 +25,7 @@ def call(runtime, name: str, args, report: Report) -> int:
     try:
         code = getattr(runtime, METHODS[name])(*args)
     except Exception as e:  # a device error must not unwind through JIT or wasm frames
-        report((f"{type(runtime).__name__.removesuffix('Runtime')}: {e}", HalideError))
+        report((f"{getattr(runtime, 'API', 'GPU')}: {e}", HalideError))
         return abi.ERROR_CODES[abi.GPU_CALLS[name].fails_with]
     if code:
         error, runtime.error = runtime.error, None

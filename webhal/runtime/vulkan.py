@@ -599,6 +599,8 @@ class VulkanRuntime:
     """Runs one pipeline's kernels (binary SPIR-V and its manifest). `memory` has
     read(address, nbytes) -> bytes and write(address, data)."""
 
+    API = "Vulkan"  # names the runtime in its errors
+
     # Upload and read back through a host-visible device buffer's own mapping (lavapipe,
     # integrated GPUs) rather than through the staging buffer; tests turn it off.
     map_device_buffers = True

@@ -48,6 +48,8 @@ class WebGPURuntime:
     """Runs one pipeline's kernels. `memory` has read(address, nbytes) -> bytes and
     write(address, data)."""
 
+    API = "WebGPU"  # names the runtime in its errors
+
     def __init__(self, wgsl: str, manifest: dict, memory):
         import wgpu
         self.wgpu = wgpu
