@@ -80,11 +80,21 @@ def _spirv(make, target: str) -> str:
 
 # (pipeline, target): the default SPIR-V 1.0 with packed narrow words, native 8-bit storage,
 # and SPIR-V 1.6 with workgroup memory and the full entry point interface
-SPIRV_CASES = [("brighten", "host-vulkan"), ("blur_u8_packed", "host-vulkan-vk_int8"),
-               ("blur_shared_memory", "host-vulkan-vk_v13")]
+SPIRV_CASES = [("brighten", "host-vulkan-debug"), ("blur_u8_packed", "host-vulkan-vk_int8-debug"),
+               ("blur_shared_memory", "host-vulkan-vk_v13-debug")]
 
 
 @pytest.mark.parametrize("name, target", SPIRV_CASES)
 def test_spirv(name, target):
-    _check(f"{name}.{target.removeprefix('host-')}.spvasm",
+    _check(f"{name}.{target.removeprefix('host-').removesuffix('-debug')}.spvasm",
            _spirv(getattr(gpu_pipelines, name), target))
+
+
+def test_spirv_names_are_stripped_without_debug():
+    from webhal.toolchain.spirv import disassemble
+    f, _ = gpu_pipelines.brighten()
+    module = lower([f.function()], hl.Pipeline(f).functions(), hl.Target("host-vulkan"), "p")
+    stripped = device_code(module)[DeviceAPI.Vulkan][0]
+    assert "OpName" not in disassemble(stripped, raw_ids=True)
+    named = _spirv(gpu_pipelines.brighten, "host-vulkan-debug")
+    assert 'OpName %kernel_0_brighten "kernel_0_brighten"' in named

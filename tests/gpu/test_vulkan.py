@@ -50,7 +50,7 @@ def test_matches_reference(make, target, vulkan_device, request):
 
 def test_one_module_with_an_entry_per_kernel(vulkan_device):
     f, _ = pipelines.mixed_cpu_gpu()
-    binary, manifest = _spirv(f, "host-vulkan")
+    binary, manifest = _spirv(f, "host-vulkan-debug")  # debug: with OpNames
     assert int.from_bytes(binary[:4], "little") == MAGIC
     text = disassemble(binary)
     assert text.count("OpEntryPoint GLCompute") == 2

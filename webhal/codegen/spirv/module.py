@@ -30,6 +30,7 @@ from webhal.codegen.spirv.spec import (
 )
 from webhal.codegen.wgsl.legalize import WGSL, legalize
 from webhal.codegen.wgsl.legalize.nodes import is_narrow
+from webhal.debug import debug_level
 from webhal.errors import CompileError
 from webhal.ir.module import Kernel
 from webhal.ir.types import Float, Int, UInt
@@ -53,9 +54,12 @@ def versions(target) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
-                 names: bool = True) -> tuple[bytes, dict]:
-    """The SPIR-V binary and the manifest for a pipeline's kernels; `names` keeps debug names
-    (OpName) in the binary."""
+                 names: bool | None = None) -> tuple[bytes, dict]:
+    """The SPIR-V binary and the manifest for a pipeline's kernels. Debug names (OpName of
+    kernels, buffers, arrays) are kept with `names`, by default when the target has the
+    `debug` feature or HL_DEBUG_CODEGEN is set, and stripped otherwise."""
+    if names is None:
+        names = debug_level() >= 1 or (target is not None and target.has_feature("debug"))
     vulkan, spirv = versions(target)
     m = ModuleBuilder(spirv, names)
     if spirv < (1, 3):  # core in SPIR-V 1.3 (Vulkan 1.1); lavapipe and every driver have it
