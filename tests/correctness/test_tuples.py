@@ -127,3 +127,47 @@ def test_misuse_is_a_clear_error():
         f[x][2]
     a, b = f[x]  # unpacking a reference to a pair
     assert a.type() == hl.Int(32) and b.type() == hl.Float(32)
+
+
+def test_select_with_a_condition_per_element(target):
+    f = hl.Func("per_element")
+    f[x, y] = hl.select((x < 30, y < 10), (x, y), (x + y < 40, x < y), (x - 1, y - 2), (-x, -y))
+    got = check(f, [W, H], target)
+    xs, ys = np.meshgrid(np.arange(W), np.arange(H), indexing="ij")
+    np.testing.assert_array_equal(got[0], np.where(xs < 30, xs, np.where(xs + ys < 40, xs - 1,
+                                                                             -xs)))
+    np.testing.assert_array_equal(got[1], np.where(ys < 10, ys, np.where(xs < ys, ys - 2,
+                                                                             -ys)))
+
+
+def test_select_of_tuples_errors_as_halides():
+    with pytest.raises(hl.HalideError, match=r"may not mix Expr and Tuple for the condition "
+                       r"elements\."):
+        hl.select((x < 30, y < 30), (x, y), x + y < 100, (x - 1, y - 2), (x, y))
+    with pytest.raises(hl.HalideError, match=r"requires all Tuples to have identical sizes\."):
+        hl.select((x < 30, y < 30), (x, y, 0), (1, 2, 3, 4))
+
+
+class _Complex:
+    """A user's compound type, a sequence of two Exprs, as in Halide's lesson 13."""
+
+    def __init__(self, re, im):
+        self.re, self.im = re, im
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return (self.re, self.im)[i]
+
+    def __mul__(self, o):
+        return _Complex(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
+
+
+def test_any_sequence_is_a_tuple_value_and_elements_are_func_tuple_element_refs(target):
+    z = hl.Func("z")
+    z[x] = _Complex(hl.f32(x) * 0.25, hl.f32(1))
+    z[x] = _Complex(*z[x]) * _Complex(*z[x])  # z squared
+    assert type(z[x][0]) is hl.FuncTupleElementRef
+    re, im = (0.25 * np.arange(W)).astype(np.float32), np.ones(W, np.float32)
+    check(z, [W], target, expected=[re * re - im * im, 2 * re * im])

@@ -61,7 +61,7 @@ class FuncRef(ExprLike):
         return ir.Call(fn.types[value_index], fn.name, tuple(self._args), ir.CallType.HALIDE,
                        func=fn, value_index=value_index)
 
-    def __getitem__(self, i) -> Expr:
+    def __getitem__(self, i) -> FuncTupleElementRef:
         """Element i of a Tuple-valued Func's values here (`f[x, y][1]`); IndexError past the
         last, so `a, b = f[x]` unpacks a pair."""
         fn = self._func._function
@@ -72,7 +72,7 @@ class FuncRef(ExprLike):
         if not -count <= i < count:
             raise IndexError(f"Func {fn.name} computes {count} value(s); there is no element "
                              f"{i}")
-        return Expr(self._call(i % count))
+        return FuncTupleElementRef(self._call(i % count))
 
     def _update(self, op, value, identity):
         fn = self._func._function
@@ -98,6 +98,16 @@ class FuncRef(ExprLike):
     def __imul__(self, value): return self._update(lambda a, b: binary(ir.Mul, a, b), value, 1)
     def __itruediv__(self, value):
         return self._update(lambda a, b: binary(ir.Div, a, b), value, 1)
+
+
+class FuncTupleElementRef(Expr):
+    """`f[x, y][i]`: element i of a Tuple-valued Func read at a point, an Expr (Halide's name
+    for its type)."""
+
+    __slots__ = ()
+
+    def __init__(self, node: ir.Expr):
+        self._node = node
 
 
 class OutputImageParam:

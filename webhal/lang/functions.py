@@ -50,6 +50,9 @@ def select(*args) -> Expr:
     values = [*args[1:-1:2], args[-1]]
     if any(is_tuple_value(v) for v in values):
         return _select_tuples(args, values)
+    if any(isinstance(c, (tuple, list)) for c in args[0:-1:2]):
+        raise CompileError("select with a Tuple of conditions needs Tuples of values, one "
+                           "element per condition", user_location())
     result = args[-1]
     for i in range(len(args) - 3, -1, -2):
         cond, value = to_node(args[i]), args[i + 1]
@@ -66,17 +69,31 @@ def select(*args) -> Expr:
 
 
 def _select_tuples(args, values) -> tuple:
-    """select of Tuples, element by element (every value a Tuple of one size): a tuple."""
+    """select of Tuples, element by element (every value a Tuple of one size): a tuple. A
+    condition is one Expr for every element or a Tuple of one per element."""
     if not all(is_tuple_value(v) for v in values):
         raise CompileError("select mixes Tuples and single values: give every value as a "
                            "Tuple of the same size", user_location())
     parts = [elements(v) for v in values]
     if len({len(p) for p in parts}) > 1:
-        raise CompileError(f"select of Tuples of different sizes "
-                           f"({', '.join(str(len(p)) for p in parts)})", user_location())
-    conditions = args[0:-1:2]
-    return tuple(select(*[x for c, p in zip(conditions, parts) for x in (c, p[i])],
-                        parts[-1][i]) for i in range(len(parts[0])))
+        raise CompileError("select() on Tuples requires all Tuples to have identical sizes. "
+                           f"These have {', '.join(str(len(p)) for p in parts)} elements",
+                           user_location())
+    size = len(parts[0])
+    given = args[0:-1:2]
+    if len({isinstance(c, (tuple, list)) for c in given}) > 1:
+        raise CompileError("select() on Tuples may not mix Expr and Tuple for the condition "
+                           "elements. Give every condition as one Expr, or every one as a "
+                           "Tuple", user_location())
+    conditions = []
+    for c in given:
+        if isinstance(c, (tuple, list)) and len(c) != size:
+            raise CompileError("select() on Tuples requires all Tuples to have identical "
+                               f"sizes. Here {len(c)} conditions for {size} values",
+                               user_location())
+        conditions.append(list(c) if isinstance(c, (tuple, list)) else [c] * size)
+    return tuple(select(*[x for c, p in zip(conditions, parts) for x in (c[i], p[i])],
+                        parts[-1][i]) for i in range(size))
 
 
 tuple_select = select  # Halide's C++ name; select takes Tuples too

@@ -29,16 +29,23 @@ class Tuple(tuple):
 
 def is_tuple_value(value) -> bool:
     """Whether `value` (the right side of a definition) has several elements: a Python
-    tuple or list, an hl.Tuple, or a reference to a Tuple-valued Func."""
+    tuple or list, an hl.Tuple, a reference to a Tuple-valued Func, or any other sequence
+    (an object with __len__ and __getitem__, as Halide's bindings take: a user's Complex)."""
+    from webhal.lang.expr import ExprLike
     from webhal.lang.func import FuncRef
     if isinstance(value, (tuple, list)):
         return True
-    return isinstance(value, FuncRef) and value._func._function.defined and \
-        value._func._function.is_tuple
+    if isinstance(value, FuncRef):
+        return value._func._function.defined and value._func._function.is_tuple
+    return not isinstance(value, (ExprLike, str, bytes)) and hasattr(value, "__len__") and \
+        hasattr(value, "__getitem__") and not hasattr(value, "dimensions")
 
 
 def elements(value) -> list:
     """The elements of a Tuple value (see is_tuple_value), as they are (Exprs, numbers)."""
     if isinstance(value, (tuple, list)):
         return list(value)
-    return [value[i] for i in range(len(value._func._function.types))]
+    from webhal.lang.func import FuncRef
+    if isinstance(value, FuncRef):
+        return [value[i] for i in range(len(value._func._function.types))]
+    return [value[i] for i in range(len(value))]
