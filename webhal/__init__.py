@@ -97,6 +97,11 @@ from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.printing import print, print_when  # noqa: A004 - Halide's names
 from webhal.lang.reductions import argmax, argmin, maximum, minimum, product, sum
+from webhal.lang.serialization import (
+    deserialize_parameters,
+    deserialize_pipeline,
+    serialize_pipeline,
+)
 from webhal.lang.stage import Stage
 from webhal.lang.tuple import Tuple
 from webhal.lang.var import Range, RDom, RVar, Var, vars

@@ -74,6 +74,10 @@ class Function:
     def defined(self) -> bool:
         return bool(self.definitions)
 
+    def __getstate__(self) -> dict:
+        # Caches (callees, the Funcs standing for a Tuple's elements) are made again on use.
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
     @property
     def type(self) -> Type:
         """The type of its value (of the first element, for a Tuple)."""

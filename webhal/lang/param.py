@@ -63,6 +63,11 @@ class Param(ExprLike):
     def set_estimate(self, value) -> None:
         self._estimate = value
 
+    def parameter(self) -> Param:
+        """The Param itself, where Halide's bindings hand out its Parameter (what
+        deserialize_pipeline's user_params take)."""
+        return self
+
     def __repr__(self):
         return f"<webhal.Param '{self._name}' {self._type} = {self._value}>"
 
@@ -141,6 +146,15 @@ class ImageParam:
 
     def defined(self) -> bool:
         return self._defined
+
+    def parameter(self) -> ImageParam:
+        """The ImageParam itself, where Halide's bindings hand out its Parameter (what
+        deserialize_pipeline's user_params take)."""
+        return self
+
+    def __getstate__(self) -> dict:
+        # A serialized pipeline keeps what the input is, not the data bound to it now.
+        return {**self.__dict__, "_buffer": None}
 
     def _require_defined(self) -> None:
         if not self._defined:
