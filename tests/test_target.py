@@ -94,12 +94,29 @@ def test_copy_and_pickle():
     assert pickle.loads(pickle.dumps(t)) == t
 
 
-def test_targets_are_immutable():
+def test_targets_change_in_place_as_halides():
     t = Target("x86-64-linux")
-    with pytest.raises(AttributeError):
-        t.bits = 32
-    with pytest.raises(TargetError, match="with_feature"):
-        t.set_feature(TargetFeature.AVX)
+    t.os = TargetOS.Android
+    t.arch, t.bits = "arm", 32
+    t.set_feature(TargetFeature.ARMDotProd)
+    assert str(t) == "arm-32-android-arm_dot_prod"
+    t.set_feature("arm_dot_prod", False)
+    assert str(t) == "arm-32-android" and t == Target("arm-32-android")
+    w = Target("x86-64-linux")
+    w.arch = "wasm"  # checked once os agrees: wasm is 32-bit wasmrt
+    with pytest.raises(TargetError, match="wasm targets are wasm-32-wasmrt"):
+        w.os = "wasmrt"
+    u = Target("x86-64-linux-avx2-webgpu")
+    assert str(u.with_feature("sse41")) != str(u)  # with_feature still returns a new one
+    u.arch = "arm"  # x86's features cannot stay; the others do
+    assert str(u) == "arm-64-linux-webgpu"
+    u.set_features(["arm_fp16", "arm_dot_prod"])
+    assert u.has_feature("arm_fp16") and u.has_feature("arm_dot_prod")
+
+
+def test_supported_names_the_gpu_apis_webhal_compiles():
+    assert Target("host-vulkan").supported() and Target("host-webgpu").supported()
+    assert not Target("host-cuda").supported()
 
 
 def test_reference_target():

@@ -13,7 +13,7 @@ from webhal.errors import (
     TargetError,
     ToolchainError,
 )
-from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, TailStrategy
+from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, Partition, TailStrategy
 from webhal.ir.types import Bool, Float, Handle, Int, Type, TypeCode, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
 from webhal.lang.buffer import Buffer
@@ -104,7 +104,8 @@ from webhal.lang.serialization import (
 )
 from webhal.lang.stage import Stage
 from webhal.lang.tuple import Tuple
-from webhal.lang.var import Range, RDom, RVar, Var, vars
+from webhal.lang.var import IMPLICIT_VARS, PLACEHOLDER, Range, RDom, RVar, Var, vars
+from webhal.runtime.device import host_supports_target_device
 from webhal.target import (
     Target,
     TargetArch,
@@ -114,5 +115,9 @@ from webhal.target import (
     get_jit_target_from_environment,
     get_target_from_environment,
 )
+
+_0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = IMPLICIT_VARS
+_ = PLACEHOLDER
+del IMPLICIT_VARS, PLACEHOLDER
 
 __all__ = [name for name in dir() if not name.startswith("_")]

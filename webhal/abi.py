@@ -312,9 +312,9 @@ def error_message(function: str, args: list) -> tuple[str, type[HalideError]]:
                     "allocate the buffer first)"), BufferError
         case "halide_error_explicit_bounds_too_small":
             func, var, lo, hi, required_lo, required_hi = args
-            return (f"Bounds given for Func {func} in {var} (from {lo} to {hi}) do not cover the "
-                    f"required region (from {required_lo} to {required_hi}); realize the "
-                    "bound()'s region or change the bound()"), BufferError
+            return (f"Bounds given for {func} in {var} (from {lo} to {hi}) do not cover required "
+                    f"region (from {required_lo} to {required_hi}); realize the bound()'s "
+                    "region or change the bound()"), BufferError
         case "halide_error_out_of_memory":
             return "out of memory while running the pipeline", HalideError
         case "halide_error_specialize_fail":

@@ -216,9 +216,10 @@ def compile_to(pipeline, outputs: dict, arguments, fn_name, target=None) -> None
 
 
 def compile_to_file(pipeline, filename_prefix, arguments, fn_name=None, target=None) -> None:
-    """Halide's compile_to_file: <prefix>.o and <prefix>.h."""
+    """Halide's compile_to_file: <prefix>.o (.obj for Windows) and <prefix>.h."""
     fn_name = fn_name or os.path.basename(filename_prefix)
-    compile_to(pipeline, {"object": filename_prefix + ".o", "c_header": filename_prefix + ".h"},
+    obj = ".obj" if _target(target).os == "windows" else ".o"  # as Halide names them
+    compile_to(pipeline, {"object": filename_prefix + obj, "c_header": filename_prefix + ".h"},
                arguments, fn_name, target)
 
 

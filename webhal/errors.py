@@ -53,9 +53,9 @@ class HalideError(Exception):
         super().__init__(text)
 
     def __str__(self) -> str:
-        # KeyError would print the repr of the text (quotes, escaped newlines); every error
-        # here prints its text as it is.
-        return str(self.args[0]) if self.args else ""
+        # "Error: " first, as Halide's messages read. KeyError would print the repr of the
+        # text (quotes, escaped newlines); every error here prints its text as it is.
+        return f"Error: {self.args[0]}" if self.args else "Error"
 
 
 class CompileError(HalideError):

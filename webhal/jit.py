@@ -60,6 +60,15 @@ def fingerprint(pipeline, target) -> tuple:
     return tuple(parts)
 
 
+def invalidate(pipeline) -> None:
+    """Forget the compiled code of `pipeline` for every target, so that the next realize
+    compiles it again (Pipeline.invalidate_cache)."""
+    parts = fingerprint(pipeline, "")[1:]
+    for cache in (_CACHE, _BOXES):
+        for key in [k for k in cache if k[1:] == parts]:
+            del cache[key]
+
+
 def requirements_of(pipeline) -> tuple:
     """Pipeline.add_requirement's (condition, message pieces)."""
     return tuple(getattr(pipeline, "_requirements", ()))
@@ -115,6 +124,12 @@ def runner(lowered):
     if lowered.target.is_wasm:
         from webhal.runners.wasmtime import WasmPipeline
         return WasmPipeline(lowered)
+    from webhal.codegen.llvm.target_machine import is_host
+    if not is_host(lowered.target):
+        from webhal.target import get_host_target
+        raise HalideError(f"cannot run code for {lowered.target} on this machine "
+                          f"({get_host_target()}); realize on host or a wasm target, or "
+                          "compile for it with compile_to_static_library or compile_to_file")
     from webhal.runners.host import HostPipeline
     return HostPipeline(lowered)
 

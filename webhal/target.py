@@ -126,8 +126,8 @@ class Target:
     Target("reference")                        webhal's numpy evaluator
 
     `str()` gives the canonical string (features sorted as Halide prints them); feature order in
-    the input does not matter. Targets are immutable: `with_feature` and `without_feature` return
-    new ones.
+    the input does not matter. `with_feature` and `without_feature` return new Targets;
+    `set_feature` and assigning `arch`, `bits` or `os` change this one, as in Halide.
     """
 
     __slots__ = ("_arch", "_bits", "_os", "_features")
@@ -158,15 +158,43 @@ class Target:
         """"x86", "arm", "wasm", "riscv", "powerpc", or "reference"."""
         return self._arch
 
+    @arch.setter
+    def arch(self, value) -> None:
+        self._set_base(_name(value, "arch"), self._bits, self._os)
+
     @property
     def bits(self) -> int:
         """Pointer width: 32 or 64 (0 for the reference target)."""
         return self._bits
 
+    @bits.setter
+    def bits(self, value) -> None:
+        self._set_base(self._arch, int(value), self._os)
+
     @property
     def os(self) -> str:
         """"linux", "osx", "windows", "android", "ios", "noos", "wasmrt", or "reference"."""
         return self._os
+
+    @os.setter
+    def os(self, value) -> None:
+        self._set_base(self._arch, self._bits, _name(value, "os"))
+
+    def _set_base(self, arch: str, bits: int, os_name: str) -> None:
+        """Halide's in-place change of arch, bits or os (target.os = hl.TargetOS.Android),
+        checked as a target string is once all three agree. Features that do not fit a new
+        arch are dropped: Target() is the host, so `t = hl.Target(); t.arch = ARM` starts from
+        the host's x86 features, which an ARM target cannot keep."""
+        self._require_real("changing arch, bits or os")
+        if (arch == "wasm") == (os_name == "wasmrt"):  # mid-way (os set before arch): later
+            _check_base(arch, bits, os_name, f"{arch}-{bits}-{os_name}")
+        self._features = frozenset(f for f in self._features if _fits(f, arch))
+        self._arch, self._bits, self._os = arch, bits, os_name
+
+    def set_features(self, features, value: bool = True) -> None:
+        """set_feature for each of `features`."""
+        for f in features:
+            self.set_feature(f, value)
 
     @property
     def features(self) -> frozenset[str]:
@@ -219,10 +247,17 @@ class Target:
         return self._replace(self._features - ALIASES.get(name, frozenset({name})))
 
     def set_feature(self, feature: str, value: bool = True) -> None:
-        """Halide's in-place setter; webhal Targets are immutable, so this explains the fix."""
-        method = "with_feature" if value else "without_feature"
-        raise TargetError(f"webhal Targets are immutable (they are compared and hashed by "
-                          f"value); write `t = t.{method}({str(feature)!r})` instead")
+        """Turn `feature` on (or off) in place, as Halide's Target.set_feature does;
+        with_feature/without_feature return a new Target instead."""
+        changed = self.with_feature(feature) if value else self.without_feature(feature)
+        self._features = changed._features
+
+    def supported(self) -> bool:
+        """Whether webhal can compile for this target: its GPU API, if any, is one webhal has
+        a backend for (WebGPU, Vulkan). Whether this machine can run it is another question
+        (hl.host_supports_target_device)."""
+        return not any(self.has_feature(f) for f in ("cuda", "opencl", "metal",
+                                                     "d3d12compute"))
 
     def _replace(self, features: frozenset[str]) -> Target:
         new = object.__new__(Target)
@@ -275,7 +310,8 @@ class Target:
         apple = self._os in ("osx", "ios")
         machine = {
             ("x86", 32): "i386", ("x86", 64): "x86_64",
-            ("arm", 32): "armv7", ("arm", 64): "arm64" if apple else "aarch64",
+            ("arm", 32): "armv7s" if "armv7s" in self._features else "armv7",
+            ("arm", 64): "arm64" if apple else "aarch64",
             ("riscv", 32): "riscv32", ("riscv", 64): "riscv64",
             ("powerpc", 32): "powerpc", ("powerpc", 64): "powerpc64le",
         }[self._arch, self._bits]
@@ -544,3 +580,4 @@ def _from_env(variable: str) -> Target:
         return Target(value)
     except TargetError as e:
         raise TargetError(f"{variable}={value!r} is not a valid target: {e.message}") from None
+

@@ -38,6 +38,7 @@ class TargetFeature(StrEnum):
 
     ARMDotProd = "arm_dot_prod"
     ARMFp16 = "arm_fp16"
+    ARMv7s = "armv7s"
     AVX = "avx"
     AVX2 = "avx2"
     AVX512 = "avx512"
@@ -136,6 +137,7 @@ FEATURES: dict[str, FeatureInfo] = {
     "avx512_sapphirerapids": _x86(("avx512fp16",), ("avx512_fp16",), ("avx512_zen4", "avxvnni")),
     "arm_dot_prod": FeatureInfo(_ARM, llvm=("dotprod",), cpu_flags=("asimddp",)),
     "arm_fp16": FeatureInfo(_ARM, llvm=("fullfp16",), cpu_flags=("asimdhp",)),
+    "armv7s": FeatureInfo(_ARM),  # Apple's 32-bit ARM variant: the armv7s triple
     "wasm_simd128": FeatureInfo(_WASM),
     "wasm_threads": FeatureInfo(_WASM, implies=("wasm_bulk_memory",)),
     "wasm_mvponly": FeatureInfo(_WASM),

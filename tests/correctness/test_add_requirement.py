@@ -33,7 +33,7 @@ def test_requirement_on_a_param_fails(target):
     p.set(5)
     with pytest.raises(hl.HalideError) as e:
         pipeline.realize([3], hl.Target(target))
-    assert str(e.value).startswith("Requirement Failed: (p < 3) p must be small, 5 half "
+    assert str(e.value).startswith("Error: Requirement Failed: (p < 3) p must be small, 5 half "
                                    "2.500000")
 
 

@@ -172,6 +172,6 @@ def test_output_larger_than_a_bound(compiled_target):
     f[x] = x
     f.bound(x, 0, 16)
     error = _same_error(lambda t: f.realize([20], t), compiled_target, hl.BufferError,
-                        "Bounds given for Func f in x (from 0 to 15)",
+                        "Bounds given for f in x (from 0 to 15)",
                         "required region (from 0 to 19)")
     assert re.search(r"bound\(\)", error.message)

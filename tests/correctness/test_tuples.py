@@ -113,7 +113,7 @@ def test_tuple_stored_at_an_outer_loop_and_computed_inside(target):
 def test_misuse_is_a_clear_error():
     f = hl.Func("two")
     f[x] = (x, hl.f32(x))
-    with pytest.raises(hl.HalideError, match="computes a Tuple of 2 values; use types"):
+    with pytest.raises(hl.HalideError, match="it returns a Tuple of 2 values; use types"):
         f.type()
     g = hl.Func("one_expr")
     with pytest.raises(hl.HalideError, match=r"take an element with two\[...\]\[i\]"):

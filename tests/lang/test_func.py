@@ -52,7 +52,7 @@ def test_func_declared_with_type_and_dimensions(xy):
     f[x, y] = hl.u8(x + y)
     assert f.type() == hl.UInt(8) and f.dimensions() == 2
     g = hl.Func(hl.UInt(8), 2, "g")
-    with pytest.raises(hl.CompileError, match="declared with type"):
+    with pytest.raises(hl.CompileError, match="constrained to only hold values of type"):
         g[x, y] = x + y
 
 
@@ -548,3 +548,42 @@ def test_1024_square_three_stage_blur_is_practical():
     by = (bx[:-2] + 2 * bx[1:-1] + bx[2:] + 8) // 16
     expect = np.clip(2 * data.astype(np.int64) - by, 0, 255).astype(np.uint8)
     np.testing.assert_array_equal(out, expect)
+
+
+def test_declared_types_and_halides_messages(xy):
+    """hl.Func(types, dims, name) declares a Tuple's types too; mistakes read as Halide's."""
+    x, y = xy
+    f = hl.Func([hl.Int(32), hl.Float(64)], 3, "declared_pair")
+    assert f.types() == [hl.Int(32), hl.Float(64)] and f.outputs() == 2
+    assert f.dimensions() == 3 and not f.defined()
+    with pytest.raises(hl.HalideError, match="it returns a Tuple"):
+        f.type()
+    g = hl.Func("never_defined")
+    for query in (g.type, g.outputs, g.dimensions):
+        with pytest.raises(hl.HalideError, match="it is undefined"):
+            query()
+    one = hl.Func(hl.Int(32), 1, "one_dim")
+    with pytest.raises(hl.HalideError, match="is constrained to have exactly 1 dimensions, but "
+                       "is defined with 2 dimensions"):
+        one[x, y] = hl.i32(0)
+    pair = hl.Func((hl.Int(32), hl.Float(32)), 2, "typed_pair")
+    with pytest.raises(hl.HalideError, match=r"is constrained to only hold values of type "
+                       r"\(int32, float32\) but is defined with values of type "
+                       r"\(int16, float64\)"):
+        pair[x, y] = (hl.i16(0), hl.f64(0))
+    h = hl.Func("h16")
+    h[x, y] = hl.u16(x + y)
+    with pytest.raises(hl.HalideError, match="^Error: Output buffer h16 has type uint16 but "
+                       "type of the buffer passed in is uint8"):
+        h.realize(hl.Buffer(hl.UInt(8), [2, 2]))
+    with pytest.raises(hl.HalideError, match="Implicit cast from float32 to int"):
+        h[x * 1.5, y]
+
+
+def test_implicit_vars_and_the_placeholder():
+    v = hl.Var.implicit(1)
+    assert v.name() == "_1" and v.same_as(hl._1) and v.same_as(hl.Var("_1"))
+    assert hl._1.is_implicit() and hl._1.implicit_index() == 1
+    assert not hl.Var("v4").is_implicit() and hl.Var("v4").implicit_index() == -1
+    assert hl._.name() == "_" and hl._.is_placeholder() and not hl._1.is_placeholder()
+    assert [hl._0, hl._9][1].name() == "_9"

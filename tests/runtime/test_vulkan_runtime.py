@@ -605,7 +605,7 @@ def error(f, *args):
     try:
         f(*args)
     except HalideError as e:
-        return f"{type(e).__name__}: {e}"
+        return f"{type(e).__name__}: {e.message}"
     return None
 """
 

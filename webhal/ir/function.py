@@ -67,7 +67,7 @@ class Function:
     pure_args: list[str] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     schedule: FuncSchedule = field(default_factory=FuncSchedule)
-    declared_type: Type | None = None
+    declared_types: tuple[Type, ...] | None = None  # hl.Func(type or types, dims, name)
     declared_dims: int | None = None
 
     @property
@@ -139,11 +139,17 @@ class Function:
                                    "appears twice on the left", where)
             names.append(a.name)
         if self.declared_dims is not None and len(names) != self.declared_dims:
-            raise CompileError(f"Func {self.name} was declared with {self.declared_dims} "
-                               f"dimensions but is defined with {len(names)}", where)
-        if self.declared_type is not None and values[0].type != self.declared_type:
-            raise CompileError(f"Func {self.name} was declared with type {self.declared_type} "
-                               f"but its definition has type {values[0].type}", where)
+            raise CompileError(f"Func {self.name} is constrained to have exactly "
+                               f"{self.declared_dims} dimensions, but is defined with "
+                               f"{len(names)} dimensions", where)
+        given = tuple(v.type for v in values)
+        if self.declared_types is not None and given != self.declared_types:
+            def listed(types):
+                return str(types[0]) if len(types) == 1 else \
+                    f"({', '.join(str(t) for t in types)})"
+            raise CompileError(f"Func {self.name} is constrained to only hold values of type "
+                               f"{listed(self.declared_types)} but is defined with values of "
+                               f"type {listed(given)}", where)
         for value in values:
             _check_value(self, value, where, "pure definition")
         for v in (v for value in values for v in free_variables(value)):

@@ -13,6 +13,16 @@ from typing import Any
 from webhal.errors import ScheduleError, SourceLocation
 
 
+class Partition(enum.Enum):
+    """Whether a loop is split into a steady state and edges where boundary conditions are
+    known (Halide's loop partitioning): Auto where a vectorized loop is inside, Never, or
+    Always (wherever the loop has bounds to partition on)."""
+
+    Auto = "auto"
+    Never = "never"
+    Always = "always"
+
+
 class TailStrategy(enum.Enum):
     """What a split does when the factor does not divide the extent."""
 
@@ -64,6 +74,7 @@ class Dim:
     for_type: ForType = ForType.Serial
     is_rvar: bool = False
     device_api: DeviceAPI = DeviceAPI.None_
+    partition: Partition = Partition.Auto
 
     @property
     def is_pure(self) -> bool:

@@ -290,6 +290,15 @@ class Buffer:
             return out.astype(dtype)
         return out.copy() if copy else out
 
+    def copy_to_host(self) -> int:
+        """Halide's device-to-host copy. A webhal Buffer's host memory is always current (a
+        pipeline copies GPU results back before returning), so there is nothing to do: 0."""
+        return 0
+
+    def device_sync(self) -> int:
+        """Halide's wait for device work on this Buffer; none is pending after a realize: 0."""
+        return 0
+
     def copy(self) -> Buffer:
         b = Buffer(self._array.copy(order="K"), name=self._name + "_copy", reverse_axes=False)
         b._mins = list(self._mins)

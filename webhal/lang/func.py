@@ -25,9 +25,9 @@ def call_args(args, what: str) -> list[ir.Expr]:
     for i, a in enumerate(args):
         n = to_node(a)
         if not n.type.is_int_or_uint() or n.type.is_bool():
-            raise CompileError(f"argument {i} of {what} is {to_string(n)} of type {n.type}; "
-                               "coordinates must be integers (use hl.cast or hl.i32)",
-                               user_location())
+            raise CompileError(f"Implicit cast from {n.type} to int is not allowed: argument "
+                               f"{i} of {what} is {to_string(n)} of type {n.type}; coordinates "
+                               "must be integers (use hl.cast or hl.i32)", user_location())
         nodes.append(n if n.type == Int(32) else ir.Cast(Int(32), n))
     return nodes
 
@@ -152,16 +152,18 @@ class Func(Stage):
     declares the type and dimensions up front."""
 
     def __init__(self, *args):
-        name, declared_type, dims = None, None, None
-        if args and isinstance(args[0], Type):
-            declared_type, dims, *rest = args
+        name, declared, dims = None, None, None
+        if args and (isinstance(args[0], Type) or isinstance(args[0], (list, tuple)) and
+                     args[0] and all(isinstance(t, Type) for t in args[0])):
+            types, dims, *rest = args
+            declared = (types,) if isinstance(types, Type) else tuple(types)
             name = rest[0] if rest else None
         elif args and isinstance(args[0], str):
             name = args[0]
         elif args and isinstance(args[0], ExprLike | int | float):
             name = None
         name = check_name(name, "Func") if name else unique_name("f")
-        self._function = Function(name, declared_type=declared_type, declared_dims=dims)
+        self._function = Function(name, declared_types=declared, declared_dims=dims)
         super().__init__(self._function, 0)
         if args and isinstance(args[0], ExprLike | int | float):  # Func(expr): zero-dimensional
             self._define([], args[0])
@@ -201,29 +203,33 @@ class Func(Stage):
 
     def _require_defined(self, what: str) -> Function:
         if not self._function.defined:
-            raise CompileError(f"Func {self.name()} is not defined yet; {what} needs a "
-                               "definition", user_location())
+            raise CompileError(f"Func {self.name()} is not defined yet (it is undefined): "
+                               f"{what} needs a definition; define it first "
+                               f"({self.name()}[x, ...] = ...)", user_location())
         return self._function
 
     def type(self) -> Type:
         """The type of its values: the definition's, or the one declared by
         hl.Func(type, dimensions, name) before any definition."""
-        if not self._function.defined and self._function.declared_type is not None:
-            return self._function.declared_type
-        fn = self._require_defined("its type")
-        if fn.is_tuple:
-            raise CompileError(f"Func {fn.name} computes a Tuple of {len(fn.types)} values; "
-                               "use types() for their types", user_location())
-        return fn.type
+        fn = self._function
+        types = fn.declared_types if not fn.defined and fn.declared_types else \
+            self._require_defined("its type").types
+        if len(types) > 1:
+            raise CompileError(f"Func {fn.name} has no one type because it returns a Tuple of "
+                               f"{len(types)} values; use types() for their types",
+                               user_location())
+        return types[0]
 
     def types(self) -> list[Type]:
         """The type of each value it computes (one, or one per element of a Tuple)."""
-        if not self._function.defined and self._function.declared_type is not None:
-            return [self._function.declared_type]
+        if not self._function.defined and self._function.declared_types is not None:
+            return list(self._function.declared_types)
         return list(self._require_defined("its types").types)
 
     def outputs(self) -> int:
         """How many values it computes at each point: 1, or the size of its Tuple."""
+        if not self._function.defined and self._function.declared_types is not None:
+            return len(self._function.declared_types)
         return len(self._require_defined("outputs()").types)
 
     def dimensions(self) -> int:

@@ -147,14 +147,40 @@ class ImageParam:
     def defined(self) -> bool:
         return self._defined
 
+    def in_(self, consumer):
+        """A wrapper Func of this image (`img_in_blur[_0, _1] = img[_0, _1]`, pure Vars
+        _0, _1, ...) that `consumer` (a Func, or a list of them) reads instead of the image,
+        scheduled on its own: to stage tiles of the input, as Func.in_ does for a Func."""
+        from webhal.lang.func import Func
+        from webhal.lang.var import Var
+        from webhal.lang.wrappers import redirect_definitions
+        self._require_defined()
+        if consumer is None:
+            raise CompileError(f"ImageParam {self._name}.in_() needs the consumer(s) that "
+                               "should read the wrapper (webhal has no global image "
+                               "wrapper): in_(f) or in_([f, g])", user_location())
+        consumers = list(consumer) if isinstance(consumer, (list, tuple)) else [consumer]
+        key = tuple(id(c.function()) for c in consumers)
+        wrappers = self.__dict__.setdefault("_wrappers", {})
+        if key not in wrappers:
+            wrapper = Func(f"{self._name}_in_{consumers[0].name()}")
+            args = [Var.implicit(i) for i in range(self._dims)]
+            wrapper[args] = self[args]
+            for c in consumers:
+                redirect_definitions(c.function(), self, wrapper.function())
+            wrappers[key] = wrapper
+        return wrappers[key]
+
     def parameter(self) -> ImageParam:
         """The ImageParam itself, where Halide's bindings hand out its Parameter (what
         deserialize_pipeline's user_params take)."""
         return self
 
     def __getstate__(self) -> dict:
-        # A serialized pipeline keeps what the input is, not the data bound to it now.
-        return {**self.__dict__, "_buffer": None}
+        # A serialized pipeline keeps what the input is, not the data bound to it now (nor
+        # the wrapper Funcs made for it, which the pipeline's Functions already hold).
+        state = {k: v for k, v in self.__dict__.items() if k != "_wrappers"}
+        return {**state, "_buffer": None}
 
     def _require_defined(self) -> None:
         if not self._defined:

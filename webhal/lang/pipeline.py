@@ -15,7 +15,7 @@ from webhal.lang.graph import consumers, functions_of
 from webhal.passes.context import computed_in_place
 from webhal.passes.schedule_functions import compute_stages
 from webhal.reference import realize_into
-from webhal.target import Target, get_jit_target_from_environment
+from webhal.target import Target, get_jit_target_from_environment, get_target_from_environment
 
 
 class Pipeline:
@@ -122,11 +122,14 @@ class Pipeline:
                 raise BufferError(f"the pipeline has {len(self._outputs)} outputs but "
                                   f"{len(sizes)} Buffers were given", where)
             for f, b in zip(self._outputs, sizes):
-                if b.type() != f.type() or b.dimensions() != f.dimensions():
-                    raise BufferError(
-                        f"output Buffer {b.name()} is {b.type()} with {b.dimensions()} "
-                        f"dimensions, but Func {f.name()} is {f.type()} with {f.dimensions()}",
-                        where)
+                if b.type() != f.type():
+                    raise BufferError(f"Output buffer {f.name()} has type {f.type()} but type of "
+                                      f"the buffer passed in is {b.type()} (Buffer {b.name()})",
+                                      where)
+                if b.dimensions() != f.dimensions():
+                    raise BufferError(f"Output buffer {f.name()} has {f.dimensions()} dimensions "
+                                      f"but the buffer passed in (Buffer {b.name()}) has "
+                                      f"{b.dimensions()}", where)
             return list(sizes)
         sizes = [] if sizes is None else list(sizes) if isinstance(sizes, (list, tuple)) \
             else [sizes]
@@ -215,6 +218,29 @@ class Pipeline:
         from webhal.lang.callable import Callable
         t = get_jit_target_from_environment() if target is None else Target(target)
         return Callable(self, arguments, t)
+
+    def invalidate_cache(self) -> None:
+        """Compile again on the next realize (webhal's JIT cache is keyed by the definitions
+        and schedules, so a changed pipeline is recompiled anyway)."""
+        from webhal.jit import invalidate
+        invalidate(self)
+
+    def infer_arguments(self) -> list:
+        """The ImageParams and Params the pipeline reads, in the order of their first use:
+        the arguments compile_to_* and compile_to_callable need (embedded Buffers are not
+        arguments)."""
+        from webhal.lang.param import ImageParam
+        from webhal.lower import gather_inputs
+        images, params = gather_inputs(self.functions())
+        return [*(i for i in images.values() if isinstance(i, ImageParam)), *params.values()]
+
+    def compile_to_module(self, arguments, fn_name, target=None):
+        """The pipeline lowered for `target` (webhal's ir.module.Module: the entry statement,
+        the GPU kernels, the arguments), not yet compiled to machine code."""
+        from webhal import aot
+        self.validate_schedules()
+        t = get_target_from_environment() if target is None else Target(target)
+        return aot.lower_for_aot(self, arguments, fn_name, t)
 
     # -- schedule checks -----------------------------------------------------------------------
 

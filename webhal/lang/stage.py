@@ -10,6 +10,7 @@ from webhal.ir.schedule import (
     Dim,
     ForType,
     Fuse,
+    Partition,
     Split,
     StageSchedule,
     TailStrategy,
@@ -233,6 +234,15 @@ class Stage:
 
     def serial(self, v):
         return self._mark(v, ForType.Serial)
+
+    def partition(self, v, policy: Partition):
+        """How loop v is partitioned into a steady state and edges (hl.Partition.Auto, Never,
+        Always); results do not change, only where the boundary checks run."""
+        if not isinstance(policy, Partition):
+            raise schedule_error(f"partition needs an hl.Partition, not {policy!r}",
+                                 user_location())
+        self._dim(v).partition = policy
+        return self
 
     def _gpu(self, vars, for_type: ForType, device_api=DeviceAPI.Default_GPU):
         vars = list(vars)

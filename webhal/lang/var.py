@@ -40,7 +40,21 @@ class Var(ExprLike):
 
     @staticmethod
     def implicit(i: int) -> Var:
+        """The i-th implicit Var, `_i` (also `hl._0` ... `hl._9`)."""
         return Var(f"_{i}")
+
+    def is_implicit(self) -> bool:
+        return self.implicit_index() >= 0
+
+    def implicit_index(self) -> int:
+        """i for the implicit Var `_i`, else -1."""
+        n = self._name
+        return int(n[1:]) if len(n) > 1 and n[0] == "_" and n[1:].isdigit() else -1
+
+    def is_placeholder(self) -> bool:
+        """Whether this is `hl._`, Halide's placeholder for the remaining arguments (webhal
+        does not expand it yet: using it in a definition is an error)."""
+        return self._name == "_"
 
 
 def vars(names: str) -> tuple[Var, ...]:  # noqa: A001 - Halide's name
@@ -210,3 +224,8 @@ def _as_list(region) -> Sequence:
 
 def _as_int32(v) -> ir.Expr:
     return cast_node(Int(32), to_node(v))
+
+
+# Halide's implicit Vars and placeholder, as module attributes of webhal (hl._0, hl._).
+IMPLICIT_VARS = tuple(Var.implicit(i) for i in range(10))
+PLACEHOLDER = Var("_")

@@ -16,12 +16,13 @@ from webhal.ir.function import Definition, Function
 from webhal.ir.visitor import rebuild
 
 
-def redirect(node, old: Function, new: Function):
-    """node with every call of `old` made a call of `new`."""
+def redirect(node, old, new: Function):
+    """node with every call of `old` (a Function, or an ImageParam) made a call of `new`."""
     def go(n):
         n = rebuild(n, go)
-        if isinstance(n, ir.Call) and n.call_type is ir.CallType.HALIDE and n.func is old:
-            return ir.Call(n.type, new.name, n.args, n.call_type, new, n.value_index)
+        if isinstance(n, ir.Call) and n.func is old and \
+                n.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
+            return ir.Call(n.type, new.name, n.args, ir.CallType.HALIDE, new, n.value_index)
         return n
     return go(node)
 

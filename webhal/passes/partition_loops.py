@@ -8,14 +8,17 @@ starts, so any image size works; the prologue and epilogue keep the clamped code
 
 from __future__ import annotations
 
+import re
+
 from webhal.analysis.intervals import Interval, bounds_of
 from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
-from webhal.ir.schedule import ForType
+from webhal.ir.schedule import ForType, Partition
 from webhal.ir.visitor import free_variables, rebuild, walk
 from webhal.passes.context import LowerContext
+from webhal.passes.schedule_functions import qualified_names
 
 _PARTITIONABLE = (ForType.Serial, ForType.Parallel)
 
@@ -205,16 +208,36 @@ def _stmt_children(s):
     return [c for c in children(s) if isinstance(c, st.Stmt)]
 
 
+def _policy(loop: str, ctx: LowerContext | None) -> Partition:
+    """The Stage.partition policy of a loop named `<func>.s<stage>.<dim>`."""
+    match = _LOOP.fullmatch(loop)
+    fn = ctx.function(match.group(1)) if match and ctx is not None else None
+    if fn is None or int(match.group(2)) >= len(fn.definitions):
+        return Partition.Auto
+    d = fn.definitions[int(match.group(2))]
+    names = qualified_names(d)
+    for dim in d.schedule.dims:
+        if names.get(dim.name) == match.group(3):
+            return dim.partition
+    return Partition.Auto
+
+
+_LOOP = re.compile(r"([^.]+)\.s(\d+)\.(.+)")
+
+
 def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
-    """Partition each loop directly around a vectorized loop: that is where clamps turn vector
-    loads into gathers."""
+    """Partition each loop directly around a vectorized loop (that is where clamps turn
+    vector loads into gathers), every loop marked Partition.Always, and none marked Never."""
     def go(n):
         if isinstance(n, ir.Expr):
             return n
         if isinstance(n, st.For) and n.for_type in (ForType.GPUBlock, ForType.GPUThread):
             return n  # kernels pay for branches more than for clamps
         n = rebuild(n, go)
-        if isinstance(n, st.For) and n.for_type in _PARTITIONABLE and _encloses_vector_loop(n):
-            return _partition(n)
+        if isinstance(n, st.For) and n.for_type in _PARTITIONABLE:
+            policy = _policy(n.name, ctx)
+            if policy is Partition.Always or \
+                    policy is Partition.Auto and _encloses_vector_loop(n):
+                return _partition(n)
         return n
     return go(s)

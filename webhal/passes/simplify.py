@@ -60,16 +60,19 @@ def simplify_expr(e: ir.Expr) -> ir.Expr:
     return e
 
 
-def simplify_stmt(s: st.Stmt) -> st.Stmt:
+def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt:
+    """s simplified; `lets` are the values of the LetStmts around it."""
+    lets = {} if lets is None else lets
     if isinstance(s, st.LetStmt):
         value = simplify_expr(s.value)
         if _trivial(value):
-            return simplify_stmt(substitute(s.body, {s.name: value}))
-        body = simplify_stmt(s.body)
+            return simplify_stmt(substitute(s.body, {s.name: value}), lets)
+        body = simplify_stmt(s.body, {**lets, s.name: value})
         if not _uses(body, s.name):
             return body
         return st.LetStmt(s.name, value, body)
-    s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else simplify_stmt(n))
+    s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else
+                simplify_stmt(n, lets))
     match s:
         case st.IfThenElse():
             c = ops.as_const(s.condition)
@@ -78,6 +81,8 @@ def simplify_stmt(s: st.Stmt) -> st.Stmt:
             if c is not None:
                 return s.then_case if c else (s.else_case or _nop())
         case st.For():
+            if ops.as_const(s.extent) is None:
+                s = _constant_extent(s, lets)
             if ops.is_const(s.extent, 0) or (ops.as_const(s.extent) is not None and
                                              ops.as_const(s.extent) < 0):
                 return _nop()
@@ -88,6 +93,21 @@ def simplify_stmt(s: st.Stmt) -> st.Stmt:
             if ops.is_const(s.condition, 1):
                 return _nop()
     return s
+
+
+def _constant_extent(loop: st.For, lets: dict[str, ir.Expr]) -> st.For:
+    """The loop with a constant extent where the lets around it make one: a Func's extent
+    `f.x.max - f.x.min + 1` is 8 when f.x.max is f.x.min's value plus 7 (a wrapper or a tile
+    computed at a tile of its consumer), which vectorize and unroll need to see."""
+    e = loop.extent
+    for _ in range(8):  # lets whose values name earlier lets
+        names = {n.name for n in walk(e) if isinstance(n, ir.Variable)} & lets.keys()
+        if not names:
+            break
+        e = simplify_expr(substitute(e, {n: lets[n] for n in names}))
+        if ops.as_const(e) is not None:
+            return st.For(loop.name, loop.min, e, loop.for_type, loop.body, loop.device_api)
+    return loop
 
 
 def _nop() -> st.Stmt:

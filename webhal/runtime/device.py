@@ -17,3 +17,25 @@ def device_runtime(device: dict, memory):
         from webhal.runtime.vulkan import VulkanRuntime
         return VulkanRuntime(*device[DeviceAPI.Vulkan], memory)
     return None
+
+
+def host_supports_target_device(target) -> bool:
+    """Whether this machine can run `target`'s GPU API (a WebGPU adapter for webgpu, a
+    Vulkan device for vulkan), as Halide's function of that name; True without a GPU
+    feature, False for GPU APIs webhal has no runtime for."""
+    from webhal.target import Target
+    t = Target(target) if isinstance(target, str) else target
+    if not t.has_gpu_feature():
+        return True
+    try:
+        if t.has_feature("webgpu"):
+            from webhal.runtime.webgpu import device
+            device()
+            return True
+        if t.has_feature("vulkan"):
+            from webhal.runtime.vulkan import context
+            context()
+            return True
+    except Exception:  # no adapter or driver: the answer is no, not an error
+        return False
+    return False

@@ -55,7 +55,7 @@ _FORMATS = {
     "halide_error_host_is_null": "buffer %s has no host memory",
     "halide_error_out_of_memory": "out of memory",
     "halide_error_explicit_bounds_too_small":
-        "bounds given for %s in %s (from %d to %d) do not cover the required region "
+        "Bounds given for %s in %s (from %d to %d) do not cover required region "
         "(from %d to %d)",
     "halide_error_specialize_fail": "A schedule specialized with specialize_fail() was chosen: %s",
 }

@@ -17,13 +17,23 @@ def _initialize() -> None:
     llvm.initialize_native_asmprinter()
 
 
+def is_host(target) -> bool:
+    """Whether `target` is this machine's arch, bits and os (its features may differ)."""
+    from webhal.target import get_host_target
+    host = get_host_target()
+    return (target.arch, target.bits, target.os) == (host.arch, host.bits, host.os)
+
+
 def triple(target) -> str:
-    return target.llvm_triple if target.is_wasm else llvm.get_process_triple()
+    """This process's own triple for the host; the target's for wasm and cross-compilation."""
+    return llvm.get_process_triple() if is_host(target) and not target.is_wasm else \
+        target.llvm_triple
 
 
 def target_machine(target, *, jit: bool = False) -> llvm.TargetMachine:
-    """The machine for `target`: wasm32 with exactly the target's wasm features, or this host's
-    CPU with the target's x86 features."""
+    """The machine for `target`: wasm32 with exactly the target's wasm features; this host's
+    CPU with the target's x86 features; or, cross-compiling (another arch, bits or os), a
+    generic CPU of that triple with the target's features."""
     _initialize()
     t = triple(target)
     try:
@@ -33,8 +43,9 @@ def target_machine(target, *, jit: bool = False) -> llvm.TargetMachine:
     if target.is_wasm:
         return lt.create_target_machine(cpu="generic", features=target.llvm_cpu_features,
                                         opt=3, reloc="static")
-    features = target.llvm_cpu_features if target.arch == "x86" else ""
-    return lt.create_target_machine(cpu=llvm.get_host_cpu_name(), features=features, opt=3,
+    features = target.llvm_cpu_features if target.arch in ("x86", "arm") else ""
+    cpu = llvm.get_host_cpu_name() if is_host(target) else "generic"
+    return lt.create_target_machine(cpu=cpu, features=features, opt=3,
                                     reloc="pic" if not jit else "default",
                                     codemodel="jitdefault" if jit else "small")
 
