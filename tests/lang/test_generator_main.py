@@ -69,3 +69,41 @@ def test_same_files_as_halide(tmp_path):
         assert done.returncode == 0, done.stderr
     assert sorted(os.listdir(tmp_path / "out_webhal")) == \
         sorted(os.listdir(tmp_path / "out_halide"))
+
+
+TYPED_LATER = textwrap.dedent("""
+    import webhal as hl
+    x, y = hl.Var("x"), hl.Var("y")
+
+    @hl.generator(name="scaled")
+    class Scaled:
+        input = hl.InputBuffer(hl.UInt(8), 2)
+        output = hl.OutputBuffer(None, 2)  # its type comes from output.type=...
+
+        def generate(g):
+            g.output[x, y] = hl.cast(g.output.type(), g.input[x, y] * 2)
+
+    if __name__ == "__main__":
+        hl.main()
+""")
+
+
+def test_output_type_param_and_files_named_after_the_function(tmp_path):
+    """As Halide's CMake rules run generators: -f names the function and, without -n, the
+    files (its last namespace part); `output.type=` gives an Output declared without a type."""
+    script = tmp_path / "typed_later.py"
+    script.write_text(TYPED_LATER)
+
+    def run(*argv):
+        return subprocess.run([sys.executable, str(script), "-g", "scaled", "-o", "out",
+                               "-e", "h,static_library", "target=host", *argv],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    done = run("-f", "ns::scaled_f32", "output.type=float32")
+    assert done.returncode == 0, done.stderr
+    assert sorted(os.listdir(tmp_path / "out")) == ["scaled_f32.a", "scaled_f32.h"]
+    assert "int scaled_f32(" in (tmp_path / "out" / "scaled_f32.h").read_text()
+    done = run()
+    assert done.returncode != 0 and "output is declared without a type" in done.stderr and \
+        "output.type=" in done.stderr
+    done = run("output.type=uint99")
+    assert done.returncode != 0 and "output.type=uint99: not a type name" in done.stderr

@@ -20,7 +20,7 @@ import contextlib
 import contextvars
 
 from webhal.errors import CompileError, SourceLocation, user_location
-from webhal.ir.types import Type
+from webhal.ir.types import Bool, Float, Int, Type, UInt
 from webhal.lang.func import Func
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
@@ -73,6 +73,16 @@ class Generator:
         generator_params = {**(generator_params or {}), **more_params}
         cls = type(self)
         known = self.generator_params()
+        # "<input or output>.type" and ".dim": Halide's implicit GeneratorParams of each
+        # Input/Output, which set the type or dimensions it was declared without.
+        self._io_params: dict[str, dict[str, object]] = {}
+        io = dict(self.arguments())
+        for k in [k for k in generator_params if "." in k]:
+            owner, what = k.rsplit(".", 1)
+            if owner in io and what in ("type", "dim"):
+                value = generator_params.pop(k)
+                self._io_params.setdefault(owner, {})[what] = \
+                    _type_named(value, k) if what == "type" else int(value)
         for k, v in generator_params.items():
             if k not in known:
                 raise CompileError(f"generator {cls._halide_name} has no GeneratorParam {k}; it "
@@ -118,14 +128,23 @@ class Generator:
             return self._pipeline
         self._inputs, outputs = [], []
         for k, v in self.arguments():
+            given = self._io_params.get(k, {})
+            t = given.get("type", v.type)
+            dims = given.get("dim", getattr(v, "dimensions", 0))
+            if t is None or dims is None:
+                what, param = ("a type", f"{k}.type") if t is None else \
+                    ("dimensions", f"{k}.dim")
+                raise CompileError(f"generator {self._halide_name}: {k} is declared without "
+                                   f"{what}; give it with the GeneratorParam {param}=...",
+                                   user_location())
             if isinstance(v, InputBuffer):
-                obj = ImageParam(v.type, v.dimensions, k)
+                obj = ImageParam(t, dims, k)
                 self._inputs.append(obj)
             elif isinstance(v, InputScalar):
-                obj = Param(v.type, k)
+                obj = Param(t, k)
                 self._inputs.append(obj)
             else:
-                obj = Func(v.type, v.dimensions, k)
+                obj = Func(t, dims, k)
                 outputs.append(obj)
             setattr(self, k, obj)
         if not outputs:
@@ -157,6 +176,22 @@ class Generator:
     def generate(self):
         raise CompileError(f"generator {self._halide_name} must define generate()",
                            user_location())
+
+
+def _type_named(value, param: str) -> Type:
+    """An hl.Type, from itself or its name ("uint8", "float32", "bool")."""
+    if isinstance(value, Type):
+        return value
+    text = str(value).strip()
+    widths = {"uint": (8, 16, 32, 64), "int": (8, 16, 32, 64), "float": (16, 32, 64)}
+    for code, make in (("uint", UInt), ("int", Int), ("float", Float)):
+        bits = text[len(code):]
+        if text.startswith(code) and bits.isdigit() and int(bits) in widths[code]:
+            return make(int(bits))
+    if text == "bool":
+        return Bool()
+    raise CompileError(f"{param}={value}: not a type name (uint8, int16, float32, ...)",
+                       user_location())
 
 
 def _declared(cls) -> list[tuple[str, object]]:

@@ -82,11 +82,13 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [e for e in emits if e not in OUTPUT_FILES]
     if unknown:
         _fail(f"webhal does not emit {', '.join(unknown)}; it emits {', '.join(OUTPUT_FILES)}")
-    base = flags.get("-n", name)
+    function = flags.get("-f", name)
+    # As Halide's: files are named after -n, else the function (its last C++ namespace part).
+    base = flags.get("-n", function.split("::")[-1])
     directory = flags["-o"]
     os.makedirs(directory, exist_ok=True)
     with GeneratorContext(Target(target)):
         g = generators[name](**params)
         pipeline = g.build_pipeline()
         outputs = {e: os.path.join(directory, base + OUTPUT_FILES[e]) for e in emits}
-        pipeline.compile_to(outputs, g.inputs(), flags.get("-f", name), Target(target))
+        pipeline.compile_to(outputs, g.inputs(), function.split("::")[-1], Target(target))
