@@ -300,9 +300,11 @@ def error_message(function: str, args: list) -> tuple[str, type[HalideError]]:
                     f"has {given}"), BufferError
         case "halide_error_constraint_violated":
             var, val, constrained, cval = args
-            why = ("webhal needs the innermost dimension of every buffer to be dense"
-                   if var.endswith(".stride.0") else
-                   "the ImageParam's dim() constraints say so; pass a buffer that meets them")
+            why = ("webhal needs the innermost dimension of every buffer to be dense unless "
+                   "its dim(0) stride is constrained (an interleaved image)"
+                   if var.endswith(".stride.0") and str(cval) == "1" else
+                   "the dim() constraints of the ImageParam or output_buffer() say so; pass a "
+                   "buffer that meets them (hl.Buffer.make_interleaved for an interleaved one)")
             return (f"constraint violated: {var} ({val}) == {constrained} ({cval}); {why}",
                     BufferError)
         case "halide_error_buffer_argument_is_null":

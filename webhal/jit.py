@@ -54,9 +54,12 @@ def fingerprint(pipeline, target) -> tuple:
         parts.append(f"{sch.compute_level} {sch.store_level} {sch.memory_type} "
                      f"{[(k, to_string(a), to_string(b)) for k, (a, b) in sch.bounds.items()]} "
                      f"{sch.storage_order} {sorted(sch.trace)}")
+        if fn.output_constraints:
+            parts.append(f"output constraints {_constraints_text(fn.output_constraints)}")
         for c in fn.callees():
             if not hasattr(c, "definitions"):
-                parts.append(f"input {c.name()} {c.type()} {c.dimensions()}")
+                parts.append(f"input {c.name()} {c.type()} {c.dimensions()} "
+                             f"{_constraints_text(getattr(c, '_constraints', {}))}")
     return tuple(parts)
 
 
@@ -67,6 +70,11 @@ def invalidate(pipeline) -> None:
     for cache in (_CACHE, _BOXES):
         for key in [k for k in cache if k[1:] == parts]:
             del cache[key]
+
+
+def _constraints_text(constraints: dict) -> str:
+    return ",".join(f"{k}={'any' if v is None else _typed(v)}"
+                    for k, v in sorted(constraints.items()))
 
 
 def requirements_of(pipeline) -> tuple:

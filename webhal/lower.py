@@ -116,7 +116,8 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
                 visit(node, fn)
             for image in list(images.values()):
                 for node in getattr(image, "_constraints", {}).values():
-                    visit(node, fn)
+                    if node is not None:  # None: a constraint removed (any stride)
+                        visit(node, fn)
     return images, params
 
 

@@ -72,7 +72,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.differential", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", default="0:200", help="FIRST:LAST (LAST excluded)")
-    ap.add_argument("--gpu", action="store_true", help="GPU schedules on host-webgpu")
+    ap.add_argument("--gpu", action="store_true",
+                    help="GPU schedules on host-webgpu and host-vulkan")
     ap.add_argument("--targets", help="comma list (default: every target of the kind)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--show", type=int, help="print one seed's program and verdicts")

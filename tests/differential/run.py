@@ -21,7 +21,7 @@ import webhal
 from .program import Program
 
 CPU_TARGETS = ["reference", "host", "wasm-32-wasmrt", "wasm-32-wasmrt-wasm_simd128"]
-GPU_TARGETS = ["host-webgpu"]
+GPU_TARGETS = ["host-webgpu", "host-vulkan-vk_float16"]  # the same GPU schedules on both APIs
 
 # Float outputs that went through math functions: their last bits differ between libm,
 # Halide's polynomials and the GPU's built-ins; cancellation later makes that absolute.

@@ -65,7 +65,7 @@ def test_cpu_schedules_agree_with_halide(target, request):
 @pytest.mark.gpu
 @pytest.mark.parametrize("target", GPU_TARGETS)
 def test_gpu_schedules_agree_with_halide(target, request):
-    request.getfixturevalue("wgpu_adapter")
+    request.getfixturevalue("vulkan_device" if "vulkan" in target else "wgpu_adapter")
     _check_slice(GPU_SEEDS, True, target)
 
 

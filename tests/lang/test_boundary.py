@@ -130,3 +130,22 @@ def test_blur_through_a_boundary_condition_reads_nothing_outside():
     out = realize_at(blur, [0, 0], [9, 6], hl.UInt(16))
     p = np.pad(data, [(0, 0), (1, 1)], mode="reflect").astype(np.uint16)
     np.testing.assert_array_equal(out, (p[:, :-2] + p[:, 1:-1] + p[:, 2:]) // 3)
+
+
+def test_halides_argument_names_undefined_bounds_and_lambda_func():
+    """f=, exterior=, bounds= as Halide names them; a dimension whose bounds are undefined
+    hl.Expr()s is left as it is; hl.lambda_func defines a Func on the spot."""
+    x, y = hl.Var("x"), hl.Var("y")
+    data = np.arange(6 * 4, dtype=np.int32).reshape(4, 6)
+    image = hl.Buffer(data, "img")
+    f = hl.BoundaryConditions.constant_exterior(f=image, exterior=-1,
+                                                bounds=[(hl.Expr(), hl.Expr()), (0, 4)])
+    g = hl.lambda_func(x, y, f[x, y] * 2)
+    out = hl.Buffer(hl.Int(32), [6, 6])
+    out.set_min([0, -1])
+    g.realize(out, "host")
+    got = np.asarray(out)
+    assert (got[0] == -2).all() and (got[5] == -2).all()  # rows -1 and 4: outside in y
+    np.testing.assert_array_equal(got[1:5], data * 2)      # x is left as it is
+    with pytest.raises(hl.HalideError, match="undefined hl.Expr"):
+        hl.Expr() + 1

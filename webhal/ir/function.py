@@ -69,6 +69,8 @@ class Function:
     schedule: FuncSchedule = field(default_factory=FuncSchedule)
     declared_types: tuple[Type, ...] | None = None  # hl.Func(type or types, dims, name)
     declared_dims: int | None = None
+    # output_buffer().dim(d).set_min/set_extent/set_stride: (field, d) -> its value
+    output_constraints: dict = field(default_factory=dict)
 
     @property
     def defined(self) -> bool:

@@ -122,14 +122,25 @@ class ExprLike:
 
 
 class Expr(ExprLike):
-    """An expression: `hl.Expr(3)`, `hl.Expr(1.5)`, or the result of any operator."""
+    """An expression: `hl.Expr(3)`, `hl.Expr(1.5)`, or the result of any operator. `hl.Expr()`
+    is Halide's undefined Expr: it means "no value" where an API takes one (a dim() constraint
+    removed) and cannot be computed with."""
 
     __slots__ = ("_node",)
 
-    def __init__(self, value=0):
-        self._node = to_node(value)
+    def __init__(self, *value):
+        if len(value) > 1:
+            raise CompileError(f"hl.Expr takes one value, not {len(value)}", user_location())
+        self._node = to_node(value[0]) if value else None
+
+    def defined(self) -> bool:
+        return self._node is not None
 
     def node(self) -> ir.Expr:
+        if self._node is None:
+            raise CompileError("an undefined hl.Expr() (made without a value) cannot be used "
+                               "in an expression; give it a value, e.g. hl.Expr(0)",
+                               user_location())
         return self._node
 
 

@@ -111,11 +111,14 @@ class FuncTupleElementRef(Expr):
 
 
 class OutputImageParam:
-    """The output buffer of a Func, as `Func.output_buffer()` gives it. webhal does not yet let
-    a pipeline read or constrain its mins, extents and strides, so `dim(i)` refuses."""
+    """The output buffer of a Func, as `Func.output_buffer()` gives it: `dim(i)` reads and
+    constrains its min, extent and stride as an ImageParam's do (an interleaved output:
+    `dim(0).set_stride(3)`, `dim(2).set_stride(1)`)."""
 
-    def __init__(self, name: str, type: Type, dimensions: int):  # noqa: A002
+    def __init__(self, name: str, type: Type, dimensions: int,  # noqa: A002
+                 function: Function | None = None):
         self._name, self._type, self._dims = name, type, dimensions
+        self._function = function
 
     def name(self) -> str:
         return self._name
@@ -130,9 +133,18 @@ class OutputImageParam:
         return True
 
     def dim(self, i: int):
-        raise CompileError(f"the dimensions of output buffer {self._name} (min, extent, "
-                           "stride, set_bounds, ...) are not supported by webhal yet; realize "
-                           "into a Buffer of the size you need instead", user_location())
+        from webhal.lang.param import _ImageDim
+        if self._function is None or self._function.is_tuple:
+            raise CompileError(f"the dimensions of output buffer {self._name} of a Tuple are "
+                               "not supported by webhal yet", user_location())
+        if not -self._dims <= i < self._dims:
+            raise CompileError(f"output buffer {self._name} has {self._dims} dimensions; there "
+                               f"is no dim({i})", user_location())
+        return _ImageDim(self, i % self._dims)
+
+    @property
+    def _constraints(self) -> dict:
+        return self._function.output_constraints
 
     def __repr__(self):
         return f"<webhal.OutputImageParam '{self._name}', dims: {self._dims}, type: " \
@@ -245,7 +257,7 @@ class Func(Stage):
         if fn.is_tuple:
             raise CompileError(f"Func {fn.name} computes a Tuple and writes one buffer per "
                                "element: use output_buffers()", user_location())
-        return OutputImageParam(fn.name, fn.type, fn.dimensions)
+        return OutputImageParam(fn.name, fn.type, fn.dimensions, fn)
 
     def output_buffers(self) -> list[OutputImageParam]:
         """The buffers it writes as a pipeline's output: one, or one per Tuple element
@@ -490,6 +502,17 @@ class Func(Stage):
 
     def print_loop_nest(self) -> None:
         _pipeline(self).print_loop_nest()
+
+
+def lambda_func(*args) -> Func:
+    """A Func defined on the spot: `hl.lambda_func(x, y, x + y)` is f with f[x, y] = x + y (the
+    Vars first, then the value; Halide's `lambda`)."""
+    if not args:
+        raise CompileError("lambda_func needs the value (and the Vars before it)",
+                           user_location())
+    f = Func(unique_name("lambda"))
+    f[tuple(args[:-1])] = args[-1]
+    return f
 
 
 def funcs(names: str) -> tuple[Func, ...]:

@@ -81,8 +81,10 @@ class _ImageDim:
         self._image, self._i = image, i
 
     def _var(self, field: str) -> Expr:
+        # An output's fields are its Func's symbols, known inside the pipeline.
+        param = self._image if isinstance(self._image, ImageParam) else None
         return Expr(ir.Variable(Int(32), f"{self._image.name()}.{field}.{self._i}",
-                                param=self._image))
+                                param=param))
 
     def min(self) -> Expr:
         return self._var("min")
@@ -98,8 +100,17 @@ class _ImageDim:
 
     def _constrain(self, field: str, value) -> None:
         """The compiled pipeline checks on entry that the buffer has this value (a constant or
-        an expression of Params and other dimensions) and uses it in place of the field."""
-        self._image._constraints[(field, self._i)] = cast_node(Int(32), to_node(value))
+        an expression of Params and other dimensions) and uses it in place of the field. An
+        undefined hl.Expr() removes the constraint; for the stride of dimension 0 it also
+        removes the default one (dense x), so any stride is taken (None records that)."""
+        key = (field, self._i)
+        if isinstance(value, Expr) and not value.defined():
+            if key == ("stride", 0):
+                self._image._constraints[key] = None
+            else:
+                self._image._constraints.pop(key, None)
+            return
+        self._image._constraints[key] = cast_node(Int(32), to_node(value))
 
     def set_bounds(self, min, extent) -> _ImageDim:  # noqa: A002
         self._constrain("min", min)

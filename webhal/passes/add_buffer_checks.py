@@ -29,11 +29,13 @@ def runtime_call(name: str, *args) -> ir.Call:
     return ir.Call(I32, name, tuple(args), ir.CallType.RUNTIME)
 
 
-def _buffer_checks(name: str, t: Type, dims: int) -> list[st.Stmt]:
+def _buffer_checks(name: str, t: Type, dims: int, strided: bool = False) -> list[st.Stmt]:
+    """Type, dimensions and, unless its dim(0) stride is constrained (`strided`: the
+    constraint's own check stands), a dense dimension 0."""
     given_type = ops.var(f"{name}.type", UInt(32))
     given_dims = ops.var(f"{name}.dimensions")
     stride = ops.var(f"{name}.stride.0")
-    dense = [] if dims == 0 else [  # a zero-dimensional buffer has no dimension 0
+    dense = [] if dims == 0 or strided else [  # a zero-dimensional buffer has no dimension 0
         st.AssertStmt(ir.EQ(stride, ops.const(1)),
                       runtime_call("halide_error_constraint_violated",
                                    ir.StringImm(f"{name}.stride.0"), stride, ir.StringImm("1"),
@@ -80,11 +82,34 @@ def _explicit_bounds_checks(fn) -> list[st.Stmt]:
 
 
 def _constraints(ctx: LowerContext) -> dict[str, ir.Expr]:
-    """'image.field.d' -> the value the user constrained it to, for every input."""
+    """'buffer.field.d' -> the value the user constrained it to, for every input and output."""
     found = {}
     for name, src in ctx.inputs.items():
         for (field, d), value in getattr(src, "_constraints", {}).items():
             found[f"{name}.{field}.{d}"] = value
+    for fn in ctx.outputs:
+        for (field, d), value in fn.output_constraints.items():
+            found[f"{fn.name}.{field}.{d}"] = value
+    # None: the default constraint removed with an undefined Expr (any stride in dim 0)
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def strided_buffers(ctx: LowerContext) -> set[str]:
+    """External buffers whose dimension 0 is not dense: its stride is constrained to a value
+    other than 1 (an interleaved image), so addressing must use its stride."""
+    return strided_arguments(ctx.inputs, ctx.outputs)
+
+
+def strided_arguments(inputs: dict, outputs) -> set[str]:
+    """strided_buffers of a pipeline's inputs (name -> ImageParam or Buffer) and outputs
+    (Functions); the runners pass such buffers in their own layout rather than dense."""
+    found = set()
+    for name, src in [*inputs.items(), *((fn.name, fn) for fn in outputs)]:
+        given = src.output_constraints if hasattr(src, "output_constraints") else \
+            getattr(src, "_constraints", {})
+        key = ("stride", 0)
+        if key in given and (given[key] is None or not ops.is_const(given[key], 1)):
+            found.add(name)
     return found
 
 
@@ -101,10 +126,11 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     if ctx.target.has_feature("no_asserts"):
         return s
     checks: list[st.Stmt] = _constraint_checks(constraints)
+    strided = strided_buffers(ctx)
     for name, src in ctx.inputs.items():
-        checks += _buffer_checks(name, src.type(), src.dimensions())
+        checks += _buffer_checks(name, src.type(), src.dimensions(), name in strided)
     for fn in ctx.outputs:
-        checks += _buffer_checks(fn.name, fn.type, fn.dimensions)
+        checks += _buffer_checks(fn.name, fn.type, fn.dimensions, fn.name in strided)
     required = boxes_required(s, set(ctx.inputs))
     for name in ctx.inputs:
         if name in required:

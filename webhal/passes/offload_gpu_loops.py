@@ -446,10 +446,11 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
 
 
 def _bytes(name: str, t: Type, dims: int) -> ir.Expr:
-    """Bytes spanned by an external buffer: (sum of (extent - 1) * stride) + 1 elements."""
+    """Bytes spanned by an external buffer: (sum of (extent - 1) * stride) + 1 elements (the
+    stride of dimension 0 is 1 unless constrained otherwise: an interleaved image)."""
     last = ops.const(0)
     for d in range(dims):
-        stride = ops.const(1) if d == 0 else ops.var(f"{name}.stride.{d}")
+        stride = ops.var(f"{name}.stride.{d}")
         last = ops.add(last, ops.mul(ops.sub(ops.var(f"{name}.extent.{d}"), ops.const(1)),
                                      stride))
     return ops.mul(ops.add(last, ops.const(1)), ops.const(t.bytes))

@@ -71,8 +71,13 @@ def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt
         if not _uses(body, s.name):
             return body
         return st.LetStmt(s.name, value, body)
-    s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else
-                simplify_stmt(n, lets))
+    if isinstance(s, st.IfThenElse):  # inside, what the condition says of variables holds
+        condition = simplify_expr(s.condition)
+        s = st.IfThenElse(condition, simplify_stmt(s.then_case, {**lets, **_facts(condition)}),
+                          None if s.else_case is None else simplify_stmt(s.else_case, lets))
+    else:
+        s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else
+                    simplify_stmt(n, lets))
     match s:
         case st.IfThenElse():
             c = ops.as_const(s.condition)
@@ -108,6 +113,20 @@ def _constant_extent(loop: st.For, lets: dict[str, ir.Expr]) -> st.For:
         if ops.as_const(e) is not None:
             return st.For(loop.name, loop.min, e, loop.for_type, loop.body, loop.device_api)
     return loop
+
+
+def _facts(condition: ir.Expr) -> dict[str, ir.Expr]:
+    """Variables a condition pins to constants (`v == 3 && ...`): known inside its then-case,
+    e.g. an extent that a specialize() condition fixes (used for loop extents only)."""
+    if isinstance(condition, ir.Call) and condition.name == "likely":
+        return _facts(condition.args[0])
+    if isinstance(condition, ir.And):
+        return {**_facts(condition.a), **_facts(condition.b)}
+    if isinstance(condition, ir.EQ):
+        for v, c in ((condition.a, condition.b), (condition.b, condition.a)):
+            if isinstance(v, ir.Variable) and ops.as_const(c) is not None:
+                return {v.name: c}
+    return {}
 
 
 def _nop() -> st.Stmt:

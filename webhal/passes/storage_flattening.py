@@ -8,6 +8,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.visitor import rebuild
+from webhal.passes.add_buffer_checks import strided_buffers
 from webhal.passes.context import LowerContext
 
 
@@ -58,7 +59,7 @@ def _element(name: str, index: int, ctx: LowerContext) -> str:
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
-    reordered = {f.name for f in ctx.functions if not ctx.is_output(f) and
+    reordered = strided_buffers(ctx) | {f.name for f in ctx.functions if not ctx.is_output(f) and
                  f.schedule.storage_order and f.schedule.storage_order[0] != f.pure_args[0]}
 
     folds: dict[str, tuple[int, int]] = {}  # of the Realize nodes around

@@ -15,6 +15,7 @@ from webhal.codegen.llvm.runtime import runtime_module
 from webhal.codegen.llvm.target_machine import target_machine
 from webhal.ir.module import Module
 from webhal.ir.types import Type
+from webhal.passes.add_buffer_checks import strided_arguments
 from webhal.runtime import host as rt
 from webhal.runtime.buffers import HostBuffer
 from webhal.runtime.device import device_runtime
@@ -67,6 +68,7 @@ class HostPipeline:
         _register_runtime()
         compiled = codegen.compile(module, "jit")
         self.arguments = compiled.arguments
+        self.strided = strided_arguments(module.images, module.outputs)
         self.engine = llvm.create_mcjit_compiler(compiled.object,
                                                  target_machine(module.target, jit=True))
         self.engine.finalize_object()
@@ -80,7 +82,7 @@ class HostPipeline:
         keep, args, outputs = [], [], []
         for a, v in zip(self.arguments, values):
             if a.is_buffer:
-                hb = HostBuffer(v)
+                hb = HostBuffer(v, keep_layout=a.name in self.strided)
                 keep.append(hb)
                 args.append(hb.pointer)
                 if a.is_output:

@@ -18,6 +18,7 @@ from webhal.codegen.llvm.module import emit_object
 from webhal.errors import HalideError
 from webhal.ir.math_functions import FUNCTIONS, MathFunction
 from webhal.ir.module import Module
+from webhal.passes.add_buffer_checks import strided_arguments
 from webhal.runtime import gpu_calls
 from webhal.runtime.device import device_runtime
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
@@ -89,6 +90,7 @@ class WasmPipeline:
         target = module.target
         compiled = codegen.compile(module, "standalone")
         self.arguments = compiled.arguments
+        self.strided = strided_arguments(module.images, module.outputs)
         self.wasm = link_standalone(emit_object(compiled.object, target), module.name, target)
         config = wasmtime.Config()
         config.wasm_simd = True
@@ -185,7 +187,8 @@ class WasmPipeline:
         args, outputs = [], []
         for a, v in zip(self.arguments, values):
             if a.is_buffer:
-                wb = WasmBuffer(self.heap, v, copy_in=not a.is_output)
+                wb = WasmBuffer(self.heap, v, copy_in=not a.is_output,
+                                keep_layout=a.name in self.strided)
                 args.append(wb.address)
                 if a.is_output:
                     outputs.append(wb)

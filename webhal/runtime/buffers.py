@@ -35,10 +35,10 @@ def type_code(t) -> int:
 class HostBuffer:
     """A halide_buffer_t describing an hl.Buffer's memory; keeps what it points at alive."""
 
-    def __init__(self, buf):
+    def __init__(self, buf, keep_layout: bool = False):
         data = buf.data()
         self.source = None
-        if data.ndim and data.strides[0] != data.itemsize:
+        if data.ndim and data.strides[0] != data.itemsize and not keep_layout:
             # Compiled code wants x dense (Halide's default constraint): work on a dense copy,
             # as the wasm runner does with every buffer; copy_back() writes outputs back.
             self.source, data = data, np.asfortranarray(data)

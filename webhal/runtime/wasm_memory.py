@@ -112,21 +112,28 @@ class WasmBuffer:
     LAYOUT = struct_layout(abi.HALIDE_BUFFER_T)
     DIMENSION = struct_layout(abi.HALIDE_DIMENSION_T)
 
-    def __init__(self, heap: WasmHeap, buf, copy_in: bool):
+    def __init__(self, heap: WasmHeap, buf, copy_in: bool, keep_layout: bool = False):
+        """`keep_layout`: lay the elements out in the order of the Buffer's own strides (an
+        interleaved image stays interleaved), rather than x first."""
         self.buffer = buf
         data = buf.data()
         self.shape = data.shape
         self.dtype = data.dtype
         self.nbytes = data.size * data.itemsize
+        # Dimensions from innermost to outermost in wasm memory.
+        self.order = sorted(range(data.ndim), key=lambda d: data.strides[d]) if keep_layout \
+            else list(range(data.ndim))
         self.host = heap.malloc(self.nbytes)
         if copy_in and self.nbytes:
-            heap.write(self.host, np.asfortranarray(data).T)  # x-first and dense
+            heap.write(self.host, np.ascontiguousarray(data.transpose(self.order[::-1])))
         dims = data.ndim
         self.dim = heap.malloc(self.DIMENSION.size * max(dims, 1))
-        stride, packed = 1, b""
-        for d in range(dims):
-            packed += self.DIMENSION.pack(buf.mins()[d], data.shape[d], stride, 0)
+        strides, stride = [0] * dims, 1
+        for d in self.order:
+            strides[d] = stride
             stride *= data.shape[d]
+        packed = b"".join(self.DIMENSION.pack(buf.mins()[d], data.shape[d], strides[d], 0)
+                          for d in range(dims))
         heap.write(self.dim, packed or b"\0" * self.DIMENSION.size)
         self.address = heap.malloc(self.LAYOUT.size)
         fields = {"host": self.host, "type": type_code(buf.type()), "dimensions": dims,
@@ -136,6 +143,8 @@ class WasmBuffer:
 
     def copy_out(self, heap: WasmHeap) -> None:
         raw = heap.read(self.host, self.nbytes)
-        # Memory holds x fastest: read it as C order of the reversed shape, then transpose.
-        values = raw.view(self.dtype).reshape(tuple(reversed(self.shape)))
-        self.buffer.data()[...] = values.T
+        # Memory holds self.order[0] fastest: read it as C order of the dimensions from the
+        # outermost, then put them back in place.
+        outer_first = self.order[::-1]
+        values = raw.view(self.dtype).reshape(tuple(self.shape[d] for d in outer_first))
+        self.buffer.data()[...] = values.transpose(np.argsort(outer_first))
