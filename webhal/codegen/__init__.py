@@ -73,10 +73,10 @@ def device_code(module: Module) -> dict[DeviceAPI, tuple[str | bytes, dict]]:
                if any(b in k.buffer_ids for k in kernels)}
         if api is DeviceAPI.WebGPU:
             out[api] = build_wgsl(list(kernels), ids)
-            _dump(module.name, out[api][0])
+            _dump("WGSL", module.name, out[api][0], "HL_WGSL_DUMP_FILE", 1)
         elif api is DeviceAPI.Vulkan:
             out[api] = build_spirv(list(kernels), ids, module.target)
-            _dump_spirv(module.name, out[api][0])
+            _dump("SPIR-V", module.name, out[api][0], "HL_SPIRV_DUMP_FILE", 3)
         else:
             raise NotImplementedError(f"no code generator for device API {api.value}")
     return out
@@ -95,20 +95,17 @@ def compile(module: Module, purpose: str = "library",  # noqa: A001 (Halide's wo
                     device if device is not None else device_code(module))
 
 
-def _dump_spirv(name: str, binary: bytes) -> None:
-    path = os.environ.get("HL_SPIRV_DUMP_FILE")
-    if debug_level() >= 3:
-        from webhal.toolchain.spirv import disassemble
-        print(f"SPIR-V of {name}:\n{disassemble(binary)}", file=sys.stderr)
+def _dump(language: str, name: str, code: str | bytes, variable: str, level: int) -> None:
+    """Print the kernels' code from HL_DEBUG_CODEGEN `level` on (SPIR-V disassembled), and
+    write it to the file the environment `variable` names."""
+    if debug_level() >= level:
+        if isinstance(code, bytes):
+            from webhal.toolchain.spirv import disassemble
+            text = disassemble(code)
+        else:
+            text = code
+        print(f"{language} of {name}:\n{text}", file=sys.stderr)
+    path = os.environ.get(variable)
     if path:
-        with open(path, "wb") as f:
-            f.write(binary)
-
-
-def _dump(name: str, source: str) -> None:
-    path = os.environ.get("HL_WGSL_DUMP_FILE")
-    if debug_level() >= 1:
-        print(f"WGSL of {name}:\n{source}", file=sys.stderr)
-    if path:
-        with open(path, "w") as f:
-            f.write(source)
+        with open(path, "wb" if isinstance(code, bytes) else "w") as f:
+            f.write(code)

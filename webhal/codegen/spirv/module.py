@@ -17,6 +17,7 @@ float16, float64, storage8, storage16), each from a vk_* target feature."""
 
 from __future__ import annotations
 
+from webhal.codegen.manifest import buffer_entries
 from webhal.codegen.spirv.builder import ModuleBuilder, instruction
 from webhal.codegen.spirv.kernel import KernelEmitter, Memory
 from webhal.codegen.spirv.spec import (
@@ -66,16 +67,11 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
         m.extensions.add("SPV_KHR_storage_buffer_storage_class")
     native = {bits for bits, feature in ((8, "vk_int8"), (16, "vk_int16"))
               if target is not None and target.has_feature(feature)}
-    buffers: dict[str, dict] = {}
-    for k in kernels:
-        for name, (t, _reads, writes) in k.buffers.items():
-            b = buffers.setdefault(name, {"name": name, "id": buffer_ids[name],
-                                          "type": str(t), "read_only": True})
-            b["read_only"] = b["read_only"] and not writes
+    buffers = buffer_entries(kernels, buffer_ids)
     memory: dict[str, Memory] = {}
     features: set[str] = set()
-    for binding, b in enumerate(sorted(buffers.values(), key=lambda b: b["id"])):
-        b["binding"] = binding
+    for b in sorted(buffers.values(), key=lambda b: b["id"]):
+        binding = b["binding"]
         t = next(k.buffers[b["name"]][0] for k in kernels if b["name"] in k.buffers)
         _check_type(t, target, f"buffer {b['name']}", features)
         # 8/16-bit integers are stored as they are where vk_int8/vk_int16 allow, else packed
