@@ -338,6 +338,30 @@ class Func(Stage):
         """Allocate this Func's storage at loop `var` of `f` (outside where it is computed)."""
         return self._set_levels(None, _level(f, var))
 
+    def hoist_storage(self, f, var=None):
+        """Halide's hoisting of this Func's allocation out to loop `var` of `f` (or
+        Var.outermost()); webhal stores it there as store_at does (the same values)."""
+        return self.store_at(f, var)
+
+    def hoist_storage_root(self):
+        return self.store_root()
+
+    def fold_storage(self, var, extent, fold_forward: bool = True):
+        """Accepted as in Halide; webhal folds storage itself where a sliding window allows
+        (passes/sliding_window.py) and otherwise keeps the whole region (the same values)."""
+        fn = self._require_defined("fold_storage")
+        if loop_name(var) not in fn.pure_args:
+            raise CompileError(f"fold_storage: Func {self.name()} has no pure Var "
+                               f"{loop_name(var)}; its Vars are {', '.join(fn.pure_args)}",
+                               user_location())
+        return self
+
+    def ring_buffer(self, extent):
+        """Accepted as in Halide: with async_() producers that run ahead; webhal computes in
+        order (as if not async), so one buffer suffices and the values are the same."""
+        self._require_defined("ring_buffer")
+        return self
+
     def store_root(self):
         return self._set_levels(None, LoopLevel.root())
 

@@ -12,6 +12,7 @@ from webhal.lang.buffer import Buffer
 from webhal.lang.expr import to_node
 from webhal.lang.func import Func
 from webhal.lang.graph import consumers, functions_of
+from webhal.lang.var import OUTERMOST
 from webhal.passes.context import computed_in_place
 from webhal.passes.schedule_functions import compute_stages
 from webhal.reference import realize_into
@@ -252,6 +253,8 @@ class Pipeline:
         users = consumers(fns)
         by_id = {id(f): f for f in fns}
         for fn in fns:
+            _resolve_outermost(fn, outputs)
+        for fn in fns:
             s = fn.schedule
             in_block = _computed_in_gpu_block(fn, by_id)
             for d in fn.definitions:  # outputs too: they are the Funcs most often put on a GPU
@@ -364,6 +367,18 @@ def _written(f: Func) -> list[Func]:
         fn.schedule.compute_level = LoopLevel.root()
         fn.schedule.store_level = LoopLevel.root()
     return list(made)
+
+
+def _resolve_outermost(fn: Function, outputs: set[int]) -> None:
+    """store_at(f, Var.outermost()) (or hoist_storage): storage outside all of f's loops, which
+    is where f itself is computed (root for an output): the same values, stored as long."""
+    level = fn.schedule.store_level
+    if level.kind != "at" or level.var_name() != OUTERMOST:
+        return
+    host = level.function()
+    hosted = host.schedule.compute_level
+    fn.schedule.store_level = LoopLevel.root() if id(host) in outputs or \
+        hosted.is_root() or hosted.is_inlined() else hosted
 
 
 def _warn_bound_inlined(fn: Function) -> None:

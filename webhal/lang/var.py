@@ -51,6 +51,12 @@ class Var(ExprLike):
         n = self._name
         return int(n[1:]) if len(n) > 1 and n[0] == "_" and n[1:].isdigit() else -1
 
+    @staticmethod
+    def outermost() -> Var:
+        """The level outside every loop of a Func, for store_at/hoist_storage
+        (`producer.store_at(consumer, hl.Var.outermost())`)."""
+        return Var(OUTERMOST)
+
     def is_placeholder(self) -> bool:
         """Whether this is `hl._`, Halide's placeholder for the remaining arguments (webhal
         does not expand it yet: using it in a definition is an error)."""
@@ -225,6 +231,8 @@ def _as_list(region) -> Sequence:
 def _as_int32(v) -> ir.Expr:
     return cast_node(Int(32), to_node(v))
 
+
+OUTERMOST = "__outermost"
 
 # Halide's implicit Vars and placeholder, as module attributes of webhal (hl._0, hl._).
 IMPLICIT_VARS = tuple(Var.implicit(i) for i in range(10))
