@@ -2,6 +2,7 @@
 cumulative distribution (a scan)."""
 
 import numpy as np
+import pytest
 
 import webhal as hl
 
@@ -61,3 +62,31 @@ def test_histogram_equalization(target):
     equalized.vectorize(x, 8).parallel(y)
     c = np.cumsum(np.bincount(pixels.reshape(-1), minlength=256))
     check(equalized, [48, 32], target, expected=(c[pixels] * 255 // n).astype(np.uint8).T)
+
+
+def test_atomic_histogram_update_parallel_and_vectorized_over_its_rdom(target):
+    """Stage.atomic() (Halide's atomics test): the RDom loop of a histogram may be parallel or
+    vectorized; webhal runs it in order, so every count is right."""
+    pixels = camera(40, 30, left=60, top=90)
+    for how in ("parallel", "vectorize"):
+        image = hl.Buffer(pixels, "photo")
+        r = hl.RDom([(0, pixels.shape[1]), (0, pixels.shape[0])], "r")
+        hist = hl.Func(f"hist_atomic_{how}")
+        hist[x] = 0
+        hist[hl.i32(image[r.x, r.y])] += 1
+        stage = hist.compute_root().update().atomic()
+        stage.parallel(r.y) if how == "parallel" else stage.vectorize(r.x, 8)
+        check(hist, [256], target, expected=np.bincount(pixels.reshape(-1), minlength=256))
+
+
+def test_atomic_is_for_updates_and_gpu_rvars_stay_refused():
+    h = hl.Func("pure_only")
+    h[x] = x
+    with pytest.raises(hl.ScheduleError, match="atomic\\(\\) applies to update definitions"):
+        h.atomic()
+    r = hl.RDom([(0, 10)], "rr")
+    g = hl.Func("g_atomic")
+    g[x] = 0
+    g[r.x % 3] += 1
+    with pytest.raises(hl.ScheduleError, match="it is an RVar"):
+        g.update().atomic().gpu_blocks(r.x)

@@ -107,6 +107,7 @@ class StageSchedule:
     where: SourceLocation | None = None  # of the latest gpu_* directive, checked at lowering
     scheduled: bool = False    # a directive was given (split, reorder, vectorize, ...)
     unscheduled: bool = False  # Stage.unscheduled(): left as it is on purpose
+    atomic: bool = False       # Stage.atomic(): its RVar loops may be parallel or vectorized
 
     def dim_index(self, name: str) -> int:
         for i, d in enumerate(self.dims):

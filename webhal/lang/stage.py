@@ -200,8 +200,10 @@ class Stage:
     def _mark(self, v, for_type: ForType, factor=None, tail=TailStrategy.Auto, suffix="_i"):
         name = loop_name(v)
         # Checked before any split, so the message names the user's RVar, not a split loop.
-        if self._dim(name).is_rvar and for_type in (ForType.Parallel, ForType.Vectorized,
-                                                    ForType.GPUBlock, ForType.GPUThread):
+        allowed = (ForType.Parallel, ForType.Vectorized) if self._sched().atomic else ()
+        if self._dim(name).is_rvar and for_type not in allowed and \
+                for_type in (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock,
+                             ForType.GPUThread):
             raise schedule_error(
                 f"cannot make loop {name} of {self._stage_name()} {for_type.value}: it is an "
                 "RVar, whose iterations depend on each other (make a pure Var loop "
@@ -234,6 +236,16 @@ class Stage:
 
     def serial(self, v):
         return self._mark(v, ForType.Serial)
+
+    def atomic(self, override_associativity_test: bool = False):
+        """Let this update's RVar loops be parallel or vectorized although iterations may
+        update the same point (a histogram): each read-modify-write is atomic. webhal runs
+        such RVar loops in order (the same values, not yet faster); see docs/semantics.md."""
+        if self._index == 0:
+            raise schedule_error(f"atomic() applies to update definitions; {self._stage_name()} "
+                                 "is a pure definition", user_location())
+        self._sched().atomic = True
+        return self
 
     def partition(self, v, policy: Partition):
         """How loop v is partitioned into a steady state and edges (hl.Partition.Auto, Never,

@@ -160,7 +160,12 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
     for dim in sched.dims:  # innermost first
         q = names[dim.name]
         lo, ext = ranges[q]
-        body = st.For(prefix + q, lo, ext, dim.for_type, body,
+        for_type = dim.for_type
+        if sched.atomic and dim.is_rvar and for_type in (ForType.Parallel, ForType.Vectorized):
+            # An atomic() stage's RVar loops run in order: no iteration's read-modify-write
+            # can meet another's (webhal has no atomic operations on the CPU yet).
+            for_type = ForType.Serial
+        body = st.For(prefix + q, lo, ext, for_type, body,
                       dim.device_api if dim.for_type in (ForType.GPUBlock, ForType.GPUThread)
                       else DeviceAPI.None_)
     return body
