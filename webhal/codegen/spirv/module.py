@@ -65,13 +65,36 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
     m = ModuleBuilder(spirv, names)
     if spirv < (1, 3):  # core in SPIR-V 1.3 (Vulkan 1.1); lavapipe and every driver have it
         m.extensions.add("SPV_KHR_storage_buffer_storage_class")
+    buffers = buffer_entries(kernels, buffer_ids)
+    features: set[str] = set()
+    memory = _declare_buffers(m, kernels, buffers, target, features)
+    builtins = []
+    for builtin in (BuiltIn.WorkgroupId, BuiltIn.LocalInvocationId):
+        var = m.variable(StorageClass.Input, m.vector(m.int(32, False), 3))
+        m.decorate(var, Decoration.BuiltIn, builtin)
+        builtins.append(var)
+    manifest_kernels = [_declare_kernel(m, i, k, buffers, memory, builtins, target, features)
+                        for i, k in enumerate(kernels)]
+    for feature in features:
+        m.capabilities.add(CAPABILITIES[feature])
+    if "storage16" in features and spirv < (1, 3):
+        m.extensions.add("SPV_KHR_16bit_storage")
+    if "storage8" in features and spirv < (1, 5):
+        m.extensions.add("SPV_KHR_8bit_storage")
+    manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
+                "kernels": manifest_kernels, "features": sorted(features),
+                "vulkan_version": list(vulkan), "spirv_version": list(spirv)}
+    return m.binary(), manifest
+
+
+def _declare_buffers(m: ModuleBuilder, kernels: list[Kernel], buffers: dict[str, dict],
+                     target, features: set[str]) -> dict[str, Memory]:
+    """One storage buffer variable per manifest buffer (set 0, its binding); notes in each
+    entry whether it is packed (and atomic)."""
     native = {bits for bits, feature in ((8, "vk_int8"), (16, "vk_int16"))
               if target is not None and target.has_feature(feature)}
-    buffers = buffer_entries(kernels, buffer_ids)
     memory: dict[str, Memory] = {}
-    features: set[str] = set()
     for b in sorted(buffers.values(), key=lambda b: b["id"]):
-        binding = b["binding"]
         t = next(k.buffers[b["name"]][0] for k in kernels if b["name"] in k.buffers)
         _check_type(t, target, f"buffer {b['name']}", features)
         # 8/16-bit integers are stored as they are where vk_int8/vk_int16 allow, else packed
@@ -89,64 +112,51 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
         var = m.variable(StorageClass.StorageBuffer, block)
         m.name(var, b["name"])
         m.decorate(var, Decoration.DescriptorSet, 0)
-        m.decorate(var, Decoration.Binding, binding)
+        m.decorate(var, Decoration.Binding, b["binding"])
         if b["read_only"]:
             m.decorate(var, Decoration.NonWritable)
         memory[b["name"]] = Memory(var, StorageClass.StorageBuffer, element, b["atomic"])
-    uvec3 = m.vector(m.int(32, False), 3)
-    builtins = []
-    for builtin in (BuiltIn.WorkgroupId, BuiltIn.LocalInvocationId):
-        var = m.variable(StorageClass.Input, uvec3)
-        m.decorate(var, Decoration.BuiltIn, builtin)
-        builtins.append(var)
-    manifest_kernels = []
-    for index, original in enumerate(kernels):
-        k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]])
-        kernel_memory = {n: memory[n] for n in k.buffers}
-        for name, (t, size) in sorted(k.shared.items()):
-            _check_type(t, target, f"Func {name}", features)
-            var = m.variable(StorageClass.Workgroup, m.array(m.type(t), size))
-            m.name(var, f"{k.name}.{name}")
-            kernel_memory[name] = Memory(var, StorageClass.Workgroup, t, in_block=False)
-        emitter = KernelEmitter(m, kernel_memory, {}, None, k.workgroup, tuple(builtins))
-        for name, (t, size) in sorted(k.local.items()):
-            _check_type(t, target, f"Func {name}", features)
-            var = emitter.local_variable(m.array(m.type(t), size))
-            kernel_memory[name] = Memory(var, StorageClass.Function, t, in_block=False)
-        push_bytes = 0
-        if k.scalars:  # all 32-bit after legalization
-            block = m.struct(*(m.type(t) for _, t in k.scalars))
-            m.decorate(block, Decoration.Block)
-            for i, _ in enumerate(k.scalars):
-                m.member_decorate(block, i, Decoration.Offset, 4 * i)
-            emitter.push_constants = m.variable(StorageClass.PushConstant, block)
-            m.name(emitter.push_constants, f"{k.name}.args")
-            emitter.scalars = {n: (i, t) for i, (n, t) in enumerate(k.scalars)}
-            push_bytes = 4 * len(k.scalars)
-        fn = emitter.function(k.name, k.blocks, k.body)
-        for t in (Float(16), Float(64), Int(64)):  # values of a type no buffer has
-            if m.declares_scalar(t):
-                _check_type(t, target, f"kernel {k.name}", features)
-        interface = sorted(emitter.used_globals) if spirv >= (1, 4) else builtins
-        m.entry_points += instruction(Op.EntryPoint, EXECUTION_MODEL_GLCOMPUTE, fn, k.name,
-                                      interface)
-        m.execution_modes += instruction(Op.ExecutionMode, fn, EXECUTION_MODE_LOCAL_SIZE,
-                                         list(k.workgroup_size()))
-        manifest_kernels.append({
-            "name": k.name, "index": index, "workgroup_size": list(k.workgroup_size()),
+    return memory
+
+
+def _declare_kernel(m: ModuleBuilder, index: int, original: Kernel, buffers: dict[str, dict],
+                    memory: dict[str, Memory], builtins: list[int], target,
+                    features: set[str]) -> dict:
+    """Kernel `original` as an entry point of m (legalized first: arrays, push constants,
+    the function, its interface and LocalSize); returns its manifest entry."""
+    k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]])
+    kernel_memory = {n: memory[n] for n in k.buffers}
+    for name, (t, size) in sorted(k.shared.items()):
+        _check_type(t, target, f"Func {name}", features)
+        var = m.variable(StorageClass.Workgroup, m.array(m.type(t), size))
+        m.name(var, f"{k.name}.{name}")
+        kernel_memory[name] = Memory(var, StorageClass.Workgroup, t, in_block=False)
+    emitter = KernelEmitter(m, kernel_memory, {}, None, k.workgroup, tuple(builtins))
+    for name, (t, size) in sorted(k.local.items()):
+        _check_type(t, target, f"Func {name}", features)
+        var = emitter.local_variable(m.array(m.type(t), size))
+        kernel_memory[name] = Memory(var, StorageClass.Function, t, in_block=False)
+    if k.scalars:  # all 32-bit after legalization: one 4-byte field each
+        block = m.struct(*(m.type(t) for _, t in k.scalars))
+        m.decorate(block, Decoration.Block)
+        for i, _ in enumerate(k.scalars):
+            m.member_decorate(block, i, Decoration.Offset, 4 * i)
+        emitter.push_constants = m.variable(StorageClass.PushConstant, block)
+        m.name(emitter.push_constants, f"{k.name}.args")
+        emitter.scalars = {n: (i, t) for i, (n, t) in enumerate(k.scalars)}
+    fn = emitter.function(k.name, k.blocks, k.body)
+    for t in (Float(16), Float(64), Int(64)):  # values of a type no buffer has
+        if m.declares_scalar(t):
+            _check_type(t, target, f"kernel {k.name}", features)
+    interface = sorted(emitter.used_globals) if m.version >= (1, 4) else builtins
+    m.entry_points += instruction(Op.EntryPoint, EXECUTION_MODEL_GLCOMPUTE, fn, k.name,
+                                  interface)
+    m.execution_modes += instruction(Op.ExecutionMode, fn, EXECUTION_MODE_LOCAL_SIZE,
+                                     list(k.workgroup_size()))
+    return {"name": k.name, "index": index, "workgroup_size": list(k.workgroup_size()),
             "spec_ids": None, "buffers": sorted(buffers[n]["binding"] for n in k.buffers),
             "scalars": [{"name": n, "type": str(t)} for n, t in original.scalars],
-            "push_constant_bytes": push_bytes})
-    for feature in features:
-        m.capabilities.add(CAPABILITIES[feature])
-    if "storage16" in features and spirv < (1, 3):
-        m.extensions.add("SPV_KHR_16bit_storage")
-    if "storage8" in features and spirv < (1, 5):
-        m.extensions.add("SPV_KHR_8bit_storage")
-    manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
-                "kernels": manifest_kernels, "features": sorted(features),
-                "vulkan_version": list(vulkan), "spirv_version": list(spirv)}
-    return m.binary(), manifest
+            "push_constant_bytes": 4 * len(k.scalars)}
 
 
 def _check_type(t, target, what: str, features: set[str]) -> None:
