@@ -90,3 +90,48 @@ def test_atomic_is_for_updates_and_gpu_rvars_stay_refused():
     g[r.x % 3] += 1
     with pytest.raises(hl.ScheduleError, match="it is an RVar"):
         g.update().atomic().gpu_blocks(r.x)
+
+
+@pytest.mark.parametrize("how", ["parallel_rows", "vectorized_columns", "weighted_sum"])
+def test_rfactor(target, how):
+    """Stage.rfactor (Halide's lesson 18): the reduction split through an intermediate Func
+    that runs in parallel or vectorized over the preserved RVar."""
+    pixels = camera(45, 23, left=30, top=300)
+    image = hl.Buffer(pixels, "photo")
+    y, u = hl.Var("y"), hl.Var("u")
+    r = hl.RDom([(0, pixels.shape[1]), (0, pixels.shape[0])], "r")
+    h = hl.Func(f"rfactor_{how}")
+    h[x] = 0
+    if how == "weighted_sum":
+        h[x] = h[x] + hl.i32(image[r.x, r.y]) * (x + 1)
+        expected = int(pixels.astype(np.int64).sum()) * np.arange(1, 9)
+    else:
+        h[hl.i32(image[r.x, r.y]) // 32] += 1
+        expected = np.bincount(pixels.reshape(-1) // 32, minlength=8)
+    if how == "vectorized_columns":
+        intermediate = h.update().rfactor(r.x, u)
+        intermediate.compute_root().update().vectorize(u, 8)
+    else:
+        intermediate = h.update().rfactor([(r.y, y)])
+        intermediate.compute_root().update().parallel(y)
+    intermediate.vectorize(x, 8)
+    h.vectorize(x, 8)
+    check(h, [8], target, expected=expected)
+
+
+def test_rfactor_mistakes():
+    r = hl.RDom([(0, 10), (0, 4)], "rm")
+    f = hl.Func("not_a_reduction")
+    f[x] = 0
+    f[x] = x * r.x
+    with pytest.raises(hl.HalideError, match="must combine f at its own left side"):
+        f.update().rfactor(r.y, hl.Var("v"))
+    g = hl.Func("split_first")
+    g[x] = 0
+    g[x] += r.x
+    ro, ri = hl.RVar("ro"), hl.RVar("ri")
+    g.update().split(r.x, ro, ri, 2)
+    with pytest.raises(hl.HalideError, match="ro comes from a split"):
+        g.update().rfactor(ro, hl.Var("v"))
+    with pytest.raises(hl.HalideError, match="Var x is already a Var of split_first"):
+        g.update().rfactor(r.y, x)

@@ -237,6 +237,20 @@ class Stage:
     def serial(self, v):
         return self._mark(v, ForType.Serial)
 
+    def rfactor(self, *preserved):
+        """Split this associative reduction (f[...] = f[...] op e, op one of +, *, min, max):
+        the RVars given become pure Vars of a new intermediate Func, returned for scheduling
+        (in parallel or vectorized over them), and this update reduces the intermediate over
+        them. `rfactor([(r.y, y)])` or `rfactor(r.x, u)`, as Halide's."""
+        from webhal.lang.rfactor import rfactor
+        if self._index == 0:
+            raise schedule_error(f"rfactor applies to update definitions; {self._stage_name()} "
+                                 "is a pure definition", user_location())
+        pairs = list(preserved[0]) if len(preserved) == 1 and \
+            isinstance(preserved[0], (list, tuple)) else [tuple(preserved)]
+        return rfactor(self._function, self._index,
+                       [(loop_name(r), loop_name(v)) for r, v in pairs])
+
     def atomic(self, override_associativity_test: bool = False):
         """Let this update's RVar loops be parallel or vectorized although iterations may
         update the same point (a histogram): each read-modify-write is atomic. webhal runs
