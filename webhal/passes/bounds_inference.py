@@ -66,7 +66,9 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
             if iv.is_bounded():
                 scope[region_min(fn, arg)] = Interval.point(iv.min)
                 scope[region_max(fn, arg)] = Interval.point(iv.max)
-        touched = boxes_touched(produce, {fn.name}, scope).get(fn.name)
+        # What the updates touch, not the pure stage: its own loops may overshoot the region
+        # (a RoundUp split), which sizes the storage but is no part of the updates' region.
+        touched = boxes_touched(_updates_only(produce, fn), {fn.name}, scope).get(fn.name)
         if touched is not None:
             required = [a.union(t) for a, t in zip(required, touched)]
     required = _explicit_bounds(fn, required)
@@ -79,6 +81,17 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
                 "(hl.clamp or a BoundaryConditions function) or give it a bound()",
                 fn.definitions[0].where)
     return required
+
+
+def _updates_only(produce: st.Stmt, fn: Function) -> st.Stmt:
+    """produce without the pure stage's loops (named `<fn>.s0.<var>`)."""
+    prefix = f"{fn.name}.s0."
+
+    def go(n):
+        if isinstance(n, st.For) and n.name.startswith(prefix):
+            return st.Evaluate(ops.const(0))
+        return n if not isinstance(n, st.Stmt) else rebuild(n, go)
+    return go(produce)
 
 
 def _explicit_bounds(fn: Function, region: Box) -> Box:
