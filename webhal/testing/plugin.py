@@ -252,23 +252,30 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _dawn_checker.close()
 
 
+def _recorded_builds(monkeypatch, builder: str) -> list[tuple]:
+    """The (code, manifest) pairs webhal.codegen's `builder` (build_wgsl, build_spirv) makes
+    while the test runs, in a list that fills as they are made."""
+    import webhal.codegen
+
+    produced: list[tuple] = []
+    build = getattr(webhal.codegen, builder)
+
+    def recording(*args, **kwargs):
+        made = build(*args, **kwargs)
+        produced.append(made)
+        return made
+
+    monkeypatch.setattr(webhal.codegen, builder, recording)
+    return produced
+
+
 @pytest.fixture
 def wgsl_checked_on_dawn(monkeypatch):
     """Every WGSL module the test compiles is also created on dawn.node (shader module and
     compute pipelines), since code that naga (wgpu-py) accepts can be rejected by Tint (Dawn,
     Chromium). The test errors at teardown, with Dawn's messages, if any module is rejected.
     Use it as an autouse fixture in a conftest.py to cover a whole suite."""
-    import webhal.codegen
-
-    produced: list[tuple[str, dict]] = []
-    build = webhal.codegen.build_wgsl
-
-    def recording(*args, **kwargs):
-        source, manifest = build(*args, **kwargs)
-        produced.append((source, manifest))
-        return source, manifest
-
-    monkeypatch.setattr(webhal.codegen, "build_wgsl", recording)
+    produced = _recorded_builds(monkeypatch, "build_wgsl")
     yield
     for source, manifest in produced:
         if source in _accepted_wgsl:
@@ -290,18 +297,9 @@ def spirv_validated(monkeypatch):
     """Every SPIR-V module the test compiles passes `spirv-val` (SPIRV-Tools) for the Vulkan
     version its manifest names; the test errors at teardown with spirv-val's complaint
     otherwise. Use it as an autouse fixture in a conftest.py to cover a whole suite."""
-    import webhal.codegen
     from webhal.toolchain.spirv import validate
 
-    produced: list[tuple[bytes, dict]] = []
-    build = webhal.codegen.build_spirv
-
-    def recording(*args, **kwargs):
-        binary, manifest = build(*args, **kwargs)
-        produced.append((binary, manifest))
-        return binary, manifest
-
-    monkeypatch.setattr(webhal.codegen, "build_spirv", recording)
+    produced = _recorded_builds(monkeypatch, "build_spirv")
     yield
     for binary, manifest in produced:
         key = (binary, tuple(manifest["vulkan_version"]))

@@ -89,10 +89,8 @@ class KernelEmitter:
         m = self.m
         fn = m.id()
         m.name(fn, name)
-        wg = self.load_global(self.workgroup_id, m.vector(m.int(32, False), 3),
-                              StorageClass.Input)
-        self.local = self.load_global(self.local_id, m.vector(m.int(32, False), 3),
-                                      StorageClass.Input)
+        wg = self.load_global(self.workgroup_id, m.vector(m.int(32, False), 3))
+        self.local = self.load_global(self.local_id, m.vector(m.int(32, False), 3))
         for axis, g in enumerate(blocks):
             index = self.op(Op.CompositeExtract, U32, wg, axis)
             self.values[g.name] = self.op(Op.IAdd, I32, self.expr(g.min),
@@ -121,7 +119,7 @@ class KernelEmitter:
     def const(self, t: Type, value) -> int:
         return self.m.constant(t, value)
 
-    def load_global(self, var: int, type_id: int, storage: StorageClass) -> int:
+    def load_global(self, var: int, type_id: int) -> int:
         self.used_globals.add(var)
         return self.op(Op.Load, type_id, var)
 
