@@ -16,6 +16,7 @@ from webhal.errors import (
 from webhal.ir.schedule import DeviceAPI, LoopLevel, MemoryType, Partition, TailStrategy
 from webhal.ir.types import Bool, Float, Handle, Int, Type, TypeCode, UInt
 from webhal.lang import boundary as BoundaryConditions  # noqa: N812 - Halide's name
+from webhal.lang.autodiff import Derivative, propagate_adjoints
 from webhal.lang.buffer import Buffer
 from webhal.lang.callable import Callable
 from webhal.lang.evaluate import evaluate, evaluate_may_gpu
