@@ -1,0 +1,318 @@
+"""hl.propagate_adjoints: adjoints checked against finite differences, against PyPI halide
+(built by the same code taking the module as `hl`), and on the compiled host and wasm targets
+against the reference evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import webhal
+
+REFERENCE = webhal.Target("reference")
+N = 8  # inputs are N (x N) samples
+
+
+def values(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(0.2, 1.5, n)
+
+
+def buffer_1d(hl, data, t=None, name="b"):
+    b = hl.Buffer(t or hl.Float(32), [len(data)], name)
+    for i, v in enumerate(data):
+        b[i] = float(v)
+    return b
+
+
+def buffer_2d(hl, data, t=None, name="b"):
+    b = hl.Buffer(t or hl.Float(32), [data.shape[1], data.shape[0]], name)
+    for y in range(data.shape[0]):
+        for x in range(data.shape[1]):
+            b[x, y] = float(data[y, x])
+    return b
+
+
+# -- pipelines: build(hl, t, inputs) -> (loss, {query name: thing to look up in d}, sizes) -----
+
+def arithmetic(hl, t, inputs):
+    """Every differentiable operation on one input, summed."""
+    b = buffer_1d(hl, inputs[0], t)
+    x = hl.Var("x")
+    v = hl.Func("v")
+    v[x] = b[x]
+    f = hl.Func("f")
+    a = v[x]
+    one = hl.cast(t, 1)
+    f[x] = (hl.exp(a) * hl.sin(a) + hl.log(a + one) / hl.sqrt(a + one) + hl.cos(a) * a
+            - hl.pow(a + one, hl.cast(t, 1.5)) + hl.tanh(a) + hl.abs(a - one) + hl.atan(a)
+            + hl.min(a, one) * 3 + hl.max(a, one) / (a + one)
+            + hl.select(a > one, a * a, -a) + hl.asin(a / 4) + hl.acos(a / 4)
+            + hl.sinh(a) + hl.cosh(a) + hl.atan2(a, one) + hl.lerp(a, one, a / 2))
+    r = hl.RDom([(0, N)])
+    loss = hl.Func("loss")
+    loss[()] = hl.cast(t, 0)
+    loss[()] += f[r.x]
+    return loss, {"b": b, "v": v, "f": f}, {"b": [N], "v": [N], "f": [N]}
+
+
+def stencil(hl, t, inputs):
+    """A 3-tap 2-D stencil of affine accesses on a clamped input, squared and summed."""
+    b = buffer_2d(hl, inputs[1].reshape(N, N), t)
+    x, y = hl.Var("x"), hl.Var("y")
+    clamped = hl.BoundaryConditions.repeat_edge(b)
+    blur = hl.Func("blur")
+    blur[x, y] = clamped[x - 1, y] * 2 + clamped[x, y] - clamped[x + 1, y + 1]
+    sq = hl.Func("sq")
+    sq[x, y] = blur[x, y] * blur[x, y]
+    r = hl.RDom([(0, N), (0, N)])
+    loss = hl.Func("loss")
+    loss[()] = hl.cast(t, 0)
+    loss[()] += sq[r.x, r.y]
+    return loss, {"b": b, "blur": blur}, {"b": [N, N], "blur": [N, N]}
+
+
+def updates(hl, t, inputs):
+    """Pure definitions overwritten in part, updates with and without RDoms, a Param."""
+    b = buffer_1d(hl, inputs[0], t)
+    p = hl.Param(t, "p", 1.5)
+    x = hl.Var("x")
+    f = hl.Func("f")
+    f[x] = b[x] * p
+    f[x] = f[x] * 2 + b[x]           # reads its own pure value
+    f[2] = b[hl.Expr(3)] * b[hl.Expr(3)]  # overwrites one point (b[3] would be a number)
+    g = hl.Func("g")
+    g[x] = hl.cast(t, 0)
+    r = hl.RDom([(0, 3)])
+    g[x] += f[hl.clamp(x + r.x, 0, N - 1)] * hl.cast(t, r.x + 1)
+    loss = hl.Func("loss")
+    loss[()] = hl.cast(t, 0)
+    s = hl.RDom([(0, N)])
+    loss[()] += g[s.x] * g[s.x] + f[s.x]
+    return loss, {"b": b, "p": p, "f": f, ("f", 0): (f, 0), ("f", 1): (f, 1), "g": g}, \
+        {"b": [N], "p": [], "f": [N], ("f", 0): [N], ("f", 1): [N], "g": [N]}
+
+
+def resample(hl, t, inputs):
+    """Down- and upsampling: accesses that are not +-1 times a Var scatter through RDoms."""
+    b = buffer_1d(hl, inputs[0], t)
+    x = hl.Var("x")
+    down = hl.Func("down")
+    down[x] = b[2 * x] + b[2 * x + 1]
+    up = hl.Func("up")
+    up[x] = down[x // 2] * hl.cast(t, x)
+    r = hl.RDom([(0, N)])
+    loss = hl.Func("loss")
+    loss[()] = hl.cast(t, 0)
+    loss[()] += up[r.x] * up[r.x]
+    return loss, {"b": b, "down": down}, {"b": [N], "down": [N // 2]}
+
+
+def shared(hl, t, inputs):
+    """One Func read by two consumers and twice by one, and an ImageParam input."""
+    im = hl.ImageParam(t, 1, "im")
+    im.set(buffer_1d(hl, inputs[0], t, "imbuf"))
+    x = hl.Var("x")
+    g = hl.Func("g")
+    g[x] = im[x] * im[x]
+    h1, h2 = hl.Func("h1"), hl.Func("h2")
+    h1[x] = g[x] + g[x + 1]
+    h2[x] = g[x] * hl.cast(t, 3) - hl.select(x > 2, g[x], hl.cast(t, 0))
+    r = hl.RDom([(0, N - 1)])
+    loss = hl.Func("loss")
+    loss[()] = hl.cast(t, 0)
+    loss[()] += h1[r.x] * h2[r.x]
+    return loss, {"im": im, "g": g}, {"im": [N], "g": [N]}
+
+
+PIPELINES = [arithmetic, stencil, updates, resample, shared]
+
+
+def inputs_for(seed: int = 0):
+    return [values(N, seed), values(N * N, seed + 1)]
+
+
+def derivatives(hl, build, t, target=None):
+    """{query: numpy array} of the adjoints, realized with hl's evaluator or target."""
+    loss, things, sizes = build(hl, t, inputs_for())
+    d = hl.propagate_adjoints(loss)
+    out = {}
+    for key, thing in things.items():
+        try:
+            f = d[thing] if not isinstance(thing, tuple) else d[thing[0], thing[1]]
+        except TypeError:  # Halide's bindings cannot look up an ImageParam's adjoint
+            assert hl is not webhal
+            continue
+        got = f.realize(sizes[key], target) if target is not None else f.realize(sizes[key])
+        out[key] = np.array(np.asarray(got))
+    return out
+
+
+# -- finite differences -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("build", PIPELINES, ids=lambda b: b.__name__)
+def test_gradient_matches_finite_differences(build):
+    t = webhal.Float(64)
+    grads = derivatives(webhal, build, t, REFERENCE)
+    base = inputs_for()
+    key = "im" if build is shared else "b"
+    which = 1 if build is stencil else 0
+    flat = grads[key].reshape(-1)  # numpy order: y, then x, as the input data
+    eps = 1e-6
+    for i in range(0, base[which].size, 3):
+        losses = []
+        for sign in (1, -1):
+            moved = [a.copy() for a in base]
+            moved[which][i] += sign * eps
+            loss, _, _ = build(webhal, t, moved)
+            losses.append(float(np.asarray(loss.realize([], REFERENCE))))
+        estimate = (losses[0] - losses[1]) / (2 * eps)
+        assert flat[i] == pytest.approx(estimate, rel=1e-5, abs=1e-6), i
+
+
+def test_gradient_of_a_param_matches_finite_differences():
+    t = webhal.Float(64)
+    loss, things, _ = updates(webhal, t, inputs_for())
+    p = things["p"]
+    got = float(np.asarray(webhal.propagate_adjoints(loss)[p].realize([], REFERENCE)))
+    losses = []
+    for v in (1.5 + 1e-6, 1.5 - 1e-6):
+        p.set(v)
+        losses.append(float(np.asarray(loss.realize([], REFERENCE))))
+    assert got == pytest.approx((losses[0] - losses[1]) / 2e-6, rel=1e-5)
+
+
+# -- compiled targets ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["host", "wasm-32-wasmrt"])
+@pytest.mark.parametrize("build", PIPELINES, ids=lambda b: b.__name__)
+def test_compiled_targets_match_the_reference(build, target):
+    t = webhal.Float(32)
+    want = derivatives(webhal, build, t, REFERENCE)
+    got = derivatives(webhal, build, t, webhal.Target(target))
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-5, err_msg=str(key))
+
+
+# -- the three forms of propagate_adjoints -------------------------------------------------------
+
+def with_adjoint_buffer(hl):
+    b = buffer_1d(hl, values(N, 3))
+    x = hl.Var("x")
+    f = hl.Func("f")
+    f[x] = b[hl.clamp(x - 1, 0, N - 1)] * b[x] + hl.sin(b[hl.min(x + 1, N - 1)])
+    adjoint = buffer_1d(hl, values(N, 4), name="adj")
+    if hl is webhal:
+        return hl.propagate_adjoints(f, adjoint)[b]
+    # Halide's bindings take only a Buffer<float>, which Python cannot make: what Halide does
+    # with one instead (Derivative.cpp), which webhal's answer must equal
+    exterior = hl.BoundaryConditions.constant_exterior(adjoint, 0.0)
+    return hl.propagate_adjoints(f, exterior, [hl.Range(0, N - 1)])[b]
+
+
+def with_adjoint_func(hl):
+    b = buffer_1d(hl, values(N, 5))
+    x = hl.Var("x")
+    f = hl.Func("f")
+    f[x] = b[hl.clamp(x + 2, 0, N - 1)] * hl.cast(hl.Float(32), x)
+    adjoint = hl.Func("adjoint")
+    adjoint[x] = hl.cast(hl.Float(32), x * x) + hl.cast(hl.Float(32), 1)
+    return hl.propagate_adjoints(f, adjoint, [(0, N - 2)])[b]
+
+
+@pytest.mark.parametrize("make", [with_adjoint_buffer, with_adjoint_func])
+def test_given_adjoints_on_every_target(make):
+    want = np.asarray(make(webhal).realize([N], REFERENCE))
+    for target in ("host", "wasm-32-wasmrt"):
+        got = np.asarray(make(webhal).realize([N], webhal.Target(target)))
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_adjoint_buffer_is_the_chain_rule():
+    b = values(N, 3).astype(np.float32)
+    adj = values(N, 4).astype(np.float32)
+    got = np.asarray(with_adjoint_buffer(webhal).realize([N], REFERENCE))
+    want = np.zeros(N)
+    for x in range(N):  # f[x] = b[clamp(x-1)] * b[x] + sin(b[min(x+1, N-1)])
+        want[max(x - 1, 0)] += adj[x] * b[x]
+        want[x] += adj[x] * b[max(x - 1, 0)]
+        want[min(x + 1, N - 1)] += adj[x] * np.cos(b[min(x + 1, N - 1)])
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# -- what is refused ----------------------------------------------------------------------------
+
+def test_derivative_of_something_not_used_is_undefined():
+    x = webhal.Var("x")
+    f, other = webhal.Func("f"), webhal.Func("other")
+    f[()] = webhal.f32(1.5)
+    other[x] = webhal.f32(x)
+    assert not webhal.propagate_adjoints(f)[other].defined()
+
+
+def test_a_product_reduction_is_refused_by_name():
+    x = webhal.Var("x")
+    g, f, loss = webhal.Func("g"), webhal.Func("prod_f"), webhal.Func("loss")
+    g[x] = webhal.f32(x) + 1
+    r = webhal.RDom([(0, 4)])
+    f[x] = webhal.f32(1)
+    f[x] = f[x] * g[r.x]
+    loss[()] = f[0]
+    with pytest.raises(webhal.HalideError, match="prod_f.*overwrites"):
+        webhal.propagate_adjoints(loss)
+
+
+def test_a_scan_is_refused_by_name():
+    x = webhal.Var("x")
+    g, f, loss = webhal.Func("g"), webhal.Func("scan_f"), webhal.Func("loss")
+    g[x] = webhal.f32(x) + 1
+    r = webhal.RDom([(0, 4)])
+    f[x] = webhal.f32(0)
+    f[r.x + 1] = 2 * f[r.x] + g[r.x]
+    loss[()] = f[4]
+    with pytest.raises(webhal.HalideError, match="scan_f.*scan"):
+        webhal.propagate_adjoints(loss)
+
+
+def test_a_tuple_is_refused_by_name():
+    x = webhal.Var("x")
+    f, loss = webhal.Func("pair_f"), webhal.Func("loss")
+    f[x] = (webhal.f32(x), webhal.f32(x) * 2)
+    loss[()] = f[1][0] + f[1][1]
+    with pytest.raises(webhal.HalideError, match="pair_f.*Tuple"):
+        webhal.propagate_adjoints(loss)
+
+
+def test_an_unbounded_access_is_refused_by_name():
+    x = webhal.Var("x")
+    b = webhal.Buffer(webhal.Float(32), [4], "unbounded_b")
+    idx = webhal.Buffer(webhal.Int(32), [4], "idx")
+    f = webhal.Func("f")
+    f[()] = b[idx[webhal.Expr(0)]]
+    with pytest.raises(webhal.HalideError, match="unbounded_b"):
+        webhal.propagate_adjoints(f)
+    _ = x
+
+
+# -- against Halide -----------------------------------------------------------------------------
+
+@pytest.mark.halide
+@pytest.mark.parametrize("build", PIPELINES, ids=lambda b: b.__name__)
+def test_same_adjoints_as_halide(build):
+    from tests.halide_peer import require
+    (halide,) = require("halide")
+    ours = derivatives(webhal, build, webhal.Float(32), REFERENCE)
+    theirs = derivatives(halide, build, halide.Float(32))
+    assert set(theirs) <= set(ours) and len(theirs) >= len(ours) - 1
+    for key in theirs:
+        np.testing.assert_allclose(ours[key], theirs[key], rtol=2e-5, atol=1e-5,
+                                   err_msg=str(key))
+
+
+@pytest.mark.halide
+@pytest.mark.parametrize("make", [with_adjoint_buffer, with_adjoint_func])
+def test_given_adjoints_as_halide(make):
+    from tests.halide_peer import require
+    (halide,) = require("halide")
+    ours = np.asarray(make(webhal).realize([N], REFERENCE))
+    theirs = np.asarray(make(halide).realize([N]))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
