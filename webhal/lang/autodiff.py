@@ -186,9 +186,10 @@ class _Propagation:
         seed = ir.Call(fn.type, current.name, args, ir.CallType.HALIDE, func=current)
         found: dict[ir.Expr, ir.Expr] = {}
         _backprop(_inline_lets(d.value), seed, found)
-        # Reads of fn itself first: the previous stage's adjoint is set, not added to.
+        # Reads of fn itself first: the previous stage's adjoint is set, not added to. Last
+        # read first, as Halide visits them (it decides which `=` wins).
         for own in (True, False):
-            for leaf, adj in found.items():
+            for leaf, adj in reversed(found.items()):
                 is_own = isinstance(leaf, ir.Call) and leaf.func is fn
                 if is_own == own:
                     self._scatter(stage, leaf, adj, own, d.rdom)
@@ -528,7 +529,7 @@ def _check_overwrites(fn: Function, k: int) -> None:
     self_adjoint = simplify_expr(_sum([found[leaf] for leaf in own], fn.type))
     if d.rdom is None or ops.is_const(self_adjoint, 0) or ops.is_const(self_adjoint, 1):
         return
-    overwriting = all(_same_point(leaf.args, d.args) for leaf in own)
+    overwriting = any(_same_point(leaf.args, d.args) for leaf in own)
     if not overwriting:
         raise CompileError(f"propagate_adjoints: update {k} of Func {fn.name} is a scan "
                            "(it reads what other iterations of its RDom wrote, with a "
