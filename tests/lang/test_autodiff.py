@@ -443,3 +443,38 @@ def test_sum_reduction_gradient_is_exact():
     f = (np.sin(b) * np.arange(N)[:, None]).sum(axis=0)  # f[x] = sum_r sin(b[r, x]) * r
     np.testing.assert_allclose(got, 2 * f[None, :] * np.cos(b) * np.arange(N)[:, None],
                                rtol=1e-4, atol=1e-5)
+
+
+def test_inline_sum_and_a_2d_image_param_match_finite_differences():
+    data = values(N * N, 7).reshape(N, N)
+
+    def build(data):
+        im = webhal.ImageParam(webhal.Float(64), 2, "im2")
+        im.set(buffer_2d(webhal, data, webhal.Float(64), "im2buf"))
+        x, r = webhal.Var("x"), webhal.RDom([(0, N)])
+        f = webhal.Func("f")
+        f[x] = webhal.sum(webhal.exp(im[x, r.x] / 4) * im[N - 1 - r.x, x // 2])
+        loss, s = webhal.Func("loss"), webhal.RDom([(0, N)])
+        loss[()] = webhal.f64(0)
+        loss[()] += f[s.x] * f[s.x]
+        return loss, im
+
+    loss, im = build(data)
+    got = np.asarray(webhal.propagate_adjoints(loss)[im].realize([N, N], REFERENCE))
+    for y, x in [(0, 0), (3, 5), (7, 2), (6, 7)]:
+        moved = []
+        for sign in (1, -1):
+            d = data.copy()
+            d[y, x] += sign * 1e-6
+            moved.append(float(np.asarray(build(d)[0].realize([], REFERENCE))))
+        assert got[y, x] == pytest.approx((moved[0] - moved[1]) / 2e-6, rel=1e-5)
+
+
+def test_wrong_adjoint_buffers_and_keys_are_refused():
+    x = webhal.Var("x")
+    f = webhal.Func("f")
+    f[x] = webhal.f32(x)
+    with pytest.raises(webhal.HalideError, match="float"):
+        webhal.propagate_adjoints(f, webhal.Buffer(webhal.Int(32), [4], "ints"))
+    with pytest.raises(webhal.HalideError, match="indexed by"):
+        _ = webhal.propagate_adjoints(f)[3.5]

@@ -58,6 +58,10 @@ class Derivative:
         stage = -1
         if isinstance(key, tuple):
             key, stage = key
+        if not isinstance(key, str) and not hasattr(key, "name"):
+            raise CompileError(f"a Derivative is indexed by a Func (and an update index), a "
+                               f"Buffer, an ImageParam, a Param or a name, not {key!r}",
+                               user_location())
         name = key if isinstance(key, str) else key.name()
         found = self._adjoints.get((name, stage))
         return found if found is not None else Func()
@@ -88,10 +92,10 @@ def propagate_adjoints(output: Func, adjoint=None, output_bounds=None) -> Deriva
         adjoint[tuple(ir.Variable(I32, a) for a in out.pure_args)] = ops.const(1.0, out.type)
         box = [Interval(ops.const(0), ops.const(0))] * dims
     elif isinstance(adjoint, Buffer):
-        if adjoint.dimensions() != dims:
-            raise CompileError(f"propagate_adjoints: the adjoint Buffer has "
-                               f"{adjoint.dimensions()} dimensions, Func {out.name} has "
-                               f"{dims}", user_location())
+        if not adjoint.type().is_float() or adjoint.dimensions() != dims:
+            raise CompileError(f"propagate_adjoints: the adjoint Buffer {adjoint.name()} must "
+                               f"be float with the {dims} dimensions of Func {out.name}, not "
+                               f"{adjoint.type()} with {adjoint.dimensions()}", user_location())
         box = [Interval(ops.const(adjoint.dim(i).min()),
                         ops.const(adjoint.dim(i).min() + adjoint.dim(i).extent() - 1))
                for i in range(dims)]
