@@ -416,8 +416,21 @@ def casts_and_integers(hl, target):
     return [realize_over(hl, d[b], [0], [N], target), np.array(np.asarray(g64))]
 
 
-CASES = [default_adjoint_of_a_1d_output, histogram, overwritten_by_an_rdom, running_sum,
-         sum_over_a_column, given_region_with_a_min, casts_and_integers]
+def rdom_with_a_predicate(hl, target):
+    b = buffer_2d(hl, values(N * N, 2).reshape(N, N))
+    x, r = hl.Var("x"), hl.RDom([(0, N), (0, N)])
+    r.where(r.y <= r.x)
+    f = hl.Func("f")
+    f[x] = hl.f32(0)
+    f[x] += b[r.x, r.y] * hl.f32(r.y + 1) + hl.f32(x)
+    d = hl.propagate_adjoints(loss_of(hl, f, N))
+    return [realize_over(hl, d[b], [0, 0], [N, N], target),
+            realize_over(hl, d[f], [0], [N], target)]
+
+
+CASES = [rdom_with_a_predicate, default_adjoint_of_a_1d_output, histogram,
+         overwritten_by_an_rdom, running_sum, sum_over_a_column, given_region_with_a_min,
+         casts_and_integers]
 
 
 @pytest.mark.halide

@@ -258,10 +258,12 @@ class _Propagation:
         exprs = [substitute(e, {n: ir.Variable(I32, rest.var_name(i), rdom=rest)
                                 for i, n in enumerate(free)}) for e in exprs]
         # One RDom per definition: the new RVars, then the stage's own.
-        merged, renames = _merge_rvars([*lhs, exprs[0]], [around, rest], rdom)
         adjoint = exprs[0]
-        if merged is not None and rdom is not None and _uses_rdom([*lhs, adjoint], rdom):
-            merged.predicates = [substitute(p, renames) for p in exprs[1:]]
+        # The stage RDom's predicates come along when any of its RVars does.
+        predicates = exprs[1:] if rdom is not None and _uses_rdom([*lhs, adjoint], rdom) else []
+        merged, renames = _merge_rvars([*lhs, adjoint, *predicates], [around, rest], rdom)
+        if merged is not None:
+            merged.predicates = [substitute(p, renames) for p in predicates]
         to_target = {u.name: ir.Variable(I32, a) for u, a in zip(new_args, target.pure_args)}
         lhs = [simplify_expr(substitute(substitute(a, renames), to_target)) for a in lhs]
         adjoint = simplify_expr(substitute(substitute(adjoint, renames), to_target))
