@@ -131,7 +131,74 @@ def test_rfactor_mistakes():
     g[x] += r.x
     ro, ri = hl.RVar("ro"), hl.RVar("ri")
     g.update().split(r.x, ro, ri, 2)
-    with pytest.raises(hl.HalideError, match="ro comes from a split"):
-        g.update().rfactor(ro, hl.Var("v"))
     with pytest.raises(hl.HalideError, match="Var x is already a Var of split_first"):
-        g.update().rfactor(r.y, x)
+        g.update().rfactor(ro, x)
+    with pytest.raises(hl.HalideError, match=r"rm\$x was split into ro and ri on "
+                       r"split_first.update\(0\); preserve those RVars instead"):
+        g.update().rfactor(r.x, hl.Var("v"))
+    fused = hl.Func("fused_first")
+    fused[x] = 0
+    fused[x] += r.x + r.y
+    fused.update().fuse(r.x, r.y, hl.RVar("rxy"))
+    with pytest.raises(hl.HalideError, match="applies splits only; fuse"):
+        fused.update().rfactor(hl.RVar("rxy"), hl.Var("v"))
+    with pytest.raises(hl.HalideError, match=r"rm\$z is not an RVar of split_first.update\(0\), "
+                       r"whose RVars are ri, ro, rm\$y"):
+        g.update().rfactor(hl.RVar("rm$z"), hl.Var("v"))
+
+
+def _tiled_histogram(pixels, name, tile):
+    """Lesson 18's last histogram: r.x and r.y split into tiles, rfactor over the tile indices."""
+    image = hl.Buffer(pixels, "photo")
+    u, v = hl.Var("u"), hl.Var("v")
+    r = hl.RDom([(0, pixels.shape[1]), (0, pixels.shape[0])], "r")
+    h = hl.Func(name)
+    h[x] = 0
+    h[hl.i32(image[r.x, r.y]) // 32] += 1
+    rxo, rxi, ryo, ryi = (hl.RVar(n) for n in ("rxo", "rxi", "ryo", "ryi"))
+    h.update().split(r.x, rxo, rxi, tile).split(r.y, ryo, ryi, tile)
+    intermediate = h.update().rfactor([(rxo, u), (ryo, v)])
+    intermediate.compute_root().update().parallel(u).parallel(v)
+    intermediate.update().reorder(rxi, ryi, u, v)
+    intermediate.vectorize(x, 8)
+    h.vectorize(x, 8)
+    return h, intermediate
+
+
+@pytest.mark.parametrize("width,height", [(48, 24), (45, 23)])
+def test_rfactor_of_split_rvars(target, width, height):
+    """rfactor over the outer RVars of splits (lesson 18's tiles): each tile's histogram in the
+    intermediate, over tiles in parallel; 45x23 leaves partial tiles, which count each pixel
+    once."""
+    pixels = camera(width, height, left=20, top=280)
+    h, _ = _tiled_histogram(pixels, f"tiled_{width}", 4)
+    check(h, [8], target, expected=np.bincount(pixels.reshape(-1) // 32, minlength=8))
+
+
+def test_rfactor_intermediate_holds_each_tile():
+    """The intermediate's Vars are the tile indices: intm[x, u, v] is tile (u, v)'s histogram,
+    with ceil(extent / 4) tiles per axis."""
+    pixels = camera(10, 7, left=60, top=300)
+    _, intermediate = _tiled_histogram(pixels, "tiles_seen", 4)
+    got = np.asarray(intermediate.realize([8, 3, 2]))  # Halide's axis order reversed: [v, u, x]
+    for tv in range(2):
+        for tu in range(3):
+            tile = pixels[tv * 4:tv * 4 + 4, tu * 4:tu * 4 + 4]
+            assert list(got[tv, tu]) == list(np.bincount(tile.reshape(-1) // 32, minlength=8))
+
+
+def test_rfactor_of_inner_rvar_with_rdom_min(target):
+    """Preserving the inner RVar of a split of an RDom that starts at 5: the intermediate has
+    one Var of the split's factor, the sum is the same."""
+    data = np.arange(40, dtype=np.int32) * 3 + 1
+    image = hl.Buffer(data, "seq")
+    w = hl.Var("w")
+    r = hl.RDom([(5, 30)], "rmin")
+    s = hl.Func("sum_inner")
+    s[x] = 0
+    s[x] = s[x] + image[r.x] * (x + 1)
+    ro, ri = hl.RVar("so"), hl.RVar("si")
+    s.update().split(r.x, ro, ri, 8)
+    intermediate = s.update().rfactor(ri, w)
+    intermediate.compute_root().update().vectorize(w, 8)
+    check(s, [3], target, expected=int(data[5:35].sum()) * np.arange(1, 4))

@@ -771,6 +771,25 @@ def test_histogram_like_update_with_a_gpu_consumer(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+def test_rfactor_of_split_rvars_with_tiles_on_the_gpu(target, wgpu_adapter):
+    """rfactor over the outer RVars of tiles (lesson 18): each tile's histogram in its own GPU
+    block (no two blocks write the same point), partial tiles at the edges, merged on the CPU."""
+    data = np.random.default_rng(42).integers(0, 256, (H, W), dtype=np.uint8)
+    A = hl.Buffer(data, "a")
+    u, v = hl.Var("u"), hl.Var("v")
+    r = hl.RDom([(0, W), (0, H)], "r")
+    h = hl.Func("tile_hist")
+    h[x] = 0
+    h[hl.i32(A[r.x, r.y]) // 32] += 1
+    rxo, rxi, ryo, ryi = (hl.RVar(n) for n in ("rxo", "rxi", "ryo", "ryi"))
+    h.update().split(r.x, rxo, rxi, 8).split(r.y, ryo, ryi, 8)
+    intermediate = h.update().rfactor([(rxo, u), (ryo, v)])
+    intermediate.compute_root().gpu_blocks(u, v)
+    intermediate.update().reorder(rxi, ryi, u, v).gpu_blocks(u, v)
+    got = check(h, [8], target, kernels=2)
+    assert list(got[0]) == list(np.bincount(data.reshape(-1) // 32, minlength=8))
+
+
 def test_tuple_with_an_update_and_an_argmax_on_the_gpu(target, wgpu_adapter):
     """A Tuple-valued Func (one buffer per element, a narrow one packed) whose update reads
     both elements' old values, its consumer, and a per-column argmax over an RDom, each stage

@@ -14,14 +14,19 @@ from webhal.ir.visitor import calls, free_variables, walk
 
 @dataclass(eq=False)
 class ReductionDomain:
-    """The shared state of an RDom: its name, (min, extent) per dimension, predicates."""
+    """The shared state of an RDom: its name, (min, extent) per dimension, predicates.
+    `names` gives each dimension's RVar its own name (rfactor's intermediate keeps the names
+    of the RVars a split made); by default they are name$x, name$y, ..."""
 
     name: str
     mins: list[ir.Expr]
     extents: list[ir.Expr]
     predicates: list[ir.Expr] = field(default_factory=list)
+    names: list[str] | None = None
 
     def var_name(self, i: int) -> str:
+        if self.names is not None:
+            return self.names[i]
         return f"{self.name}${_AXES[i] if i < len(_AXES) else i}"
 
 
