@@ -30,7 +30,7 @@ def test_integral_image(target):
     integral[x, y] = hl.u32(image[x, y])
     integral[rx.x, y] = integral[rx.x - 1, y] + integral[rx.x, y]
     integral[x, ry.x] = integral[x, ry.x - 1] + integral[x, ry.x]
-    integral.update(1).vectorize(x, 8)
+    integral.update(1).vectorize(x, 8, hl.TailStrategy.GuardWithIf)  # Auto rounds up: past W
     expected = np.cumsum(np.cumsum(data.T.astype(np.uint32), axis=0), axis=1)
     check(integral, [W, H], target, expected=expected.astype(np.uint32))
 

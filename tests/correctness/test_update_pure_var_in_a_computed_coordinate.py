@@ -39,5 +39,6 @@ def test_histogram_of_each_column_parallel_and_vectorized(target):
     hist.vectorize(x, 4)
     # Columns apart in parallel, four neighbours in the lanes of a vector (a scatter: each
     # lane writes its own column's bin).
-    hist.update().split(x, xo, xi, 4).reorder(xi, r.x, xo).vectorize(xi).parallel(xo)
+    hist.update().split(x, xo, xi, 4, hl.TailStrategy.GuardWithIf).reorder(xi, r.x, xo) \
+        .vectorize(xi).parallel(xo)
     check(hist, [W, BINS], target, expected=_numpy_column_histograms(pixels))

@@ -683,7 +683,7 @@ def test_five_tap_sum_in_each_invocation(target, wgpu_adapter):
     f[x, y] = hl.u32(0)
     f[x, y] += hl.u32(A[x + r.x, y]) * hl.u32(r.x + 1)
     gpu_2d(f, 8, 4)
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 4)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 4, hl.TailStrategy.GuardWithIf)
     check(f, [W, H], target, kernels=2)
 
 
@@ -694,7 +694,7 @@ def test_maximum_over_a_2d_window(target, wgpu_adapter):
     f[x, y] = hl.i16(-32768)
     f[x, y] = hl.max(f[x, y], A[x + r.x, y + r.y])
     gpu_2d(f, 8, 8)
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 4, 8)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 4, 8, hl.TailStrategy.GuardWithIf)
     check(f, [W, H], target, kernels=2)
 
 
@@ -726,8 +726,8 @@ def test_update_stages_on_the_gpu(target, wgpu_adapter):
     f[x, y] = f[x, y] * 2.0 + hl.f32(x)
     f[x, y] = hl.select(f[x, y] > 0.0, f[x, y], -f[x, y] * 0.5)
     gpu_2d(f, 8, 8)
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 16, 2)
-    f.update(1).gpu_tile(x, y, xo, yo, xi, yi, 4, 4)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 16, 2, hl.TailStrategy.GuardWithIf)
+    f.update(1).gpu_tile(x, y, xo, yo, xi, yi, 4, 4, hl.TailStrategy.GuardWithIf)
     check(f, [W, H], target, kernels=3)
 
 
@@ -736,7 +736,7 @@ def test_update_on_the_gpu_with_the_pure_stage_on_the_cpu(target, wgpu_adapter):
     f = hl.Func("half_gpu")
     f[x, y] = A[x, y] + x
     f[x, y] += y * 3
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 8, hl.TailStrategy.GuardWithIf)
     g = hl.Func("other_half_gpu")
     g[x, y] = A[x, y] - y
     g[x, y] = g[x, y] * 5
@@ -752,7 +752,7 @@ def test_rdom_update_with_serial_rows_on_the_gpu(target, wgpu_adapter):
     f[x, y] = A[x, y]
     f[r.x, y] = f[r.x, y] + f[r.x - 1, y]
     gpu_2d(f, 8, 8)
-    f.update(0).split(y, yo, yi, 4).gpu_blocks(yo).gpu_threads(yi)
+    f.update(0).split(y, yo, yi, 4, hl.TailStrategy.GuardWithIf).gpu_blocks(yo).gpu_threads(yi)
     check(f, [W, H], target, kernels=2)
 
 
@@ -1046,7 +1046,7 @@ def test_rdom_where_on_the_gpu(target, wgpu_adapter):
     f[x, y] = 0
     f[x, y] += A[x + r.x, y]
     gpu_2d(f, 8, 4)
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 4)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 8, 4, hl.TailStrategy.GuardWithIf)
     check(f, [W, H], target, kernels=2)
 
 
@@ -1059,8 +1059,8 @@ def test_vectorized_update_of_packed_u8(target, wgpu_adapter):
     f[x, y] = f[x, y] * hl.u8(3) + hl.u8(y)
     f.split(x, x, xv, 4).vectorize(xv)
     gpu_2d(f, 4, 4)
-    f.update(0).split(x, x, xv, 4).vectorize(xv)
-    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 4, 4)
+    f.update(0).split(x, x, xv, 4, hl.TailStrategy.GuardWithIf).vectorize(xv)
+    f.update(0).gpu_tile(x, y, xo, yo, xi, yi, 4, 4, hl.TailStrategy.GuardWithIf)
     check(f, [W, H], target, kernels=2)
 
 

@@ -91,6 +91,8 @@ class Buffer:
                                   where) from None
             self._adopt(arr.T if a.get("reverse_axes", True) else arr, name)
 
+    _bounds_query = False
+
     def _adopt(self, array: np.ndarray, name: str | None, mins: list[int] | None = None) -> None:
         self._array = array
         self._type = type_of_dtype(array.dtype)
@@ -103,6 +105,39 @@ class Buffer:
         b._defined = True
         b._adopt(array, self._name, mins)
         return b
+
+    @staticmethod
+    def make_bounds_query(type: Type, sizes, name: str = "") -> Buffer:  # noqa: A002
+        """A Buffer with a shape but no data, for a bounds query (Halide's): pass it to
+        `infer_input_bounds` and it is given the region the pipeline needs (its constraints
+        applied). Reading, writing or realizing into it is an error until then."""
+        where = user_location()
+        if not isinstance(type, Type):
+            raise ArgumentError(f"make_bounds_query needs an hl.Type, not {type!r}", where)
+        sizes = [int(s) for s in sizes]
+        if any(s < 0 for s in sizes):
+            raise ArgumentValueError(f"make_bounds_query: sizes {sizes} must not be negative")
+        b = Buffer.__new__(Buffer)
+        b._defined = True
+        b._adopt(_no_data(type, sizes), name or None)
+        b._bounds_query = True
+        return b
+
+    def is_bounds_query(self) -> bool:
+        """Whether this Buffer has a shape but no data (Buffer.make_bounds_query)."""
+        return self._bounds_query
+
+    def _set_region(self, region: list[tuple[int, int]]) -> None:
+        """A bounds query's answer: this Buffer's (min, extent) per dimension."""
+        self._array = _no_data(self._type, [e for _, e in region])
+        self._mins = [m for m, _ in region]
+
+    def _require_data(self, what: str) -> None:
+        if self._bounds_query:
+            raise BufferError(f"Buffer {self._name} is a bounds query (make_bounds_query): it has "
+                              f"a shape but no data, so it cannot be {what}; give it to "
+                              "infer_input_bounds, or use hl.Buffer(type, sizes) for data",
+                              user_location())
 
     @staticmethod
     def make_interleaved(type: Type, width: int, height: int, channels: int,  # noqa: A002
@@ -137,6 +172,8 @@ class Buffer:
             raise BufferError(f"Buffer {self._name} has {self.dimensions()} dimensions; there is "
                               f"no dimension {i}", user_location())
         stride = self._array.strides[i] // self._array.itemsize
+        if self._bounds_query:  # no memory behind it: the strides it would have, dense
+            stride = int(np.prod(self._array.shape[:i], dtype=np.int64))
         return BufferDim(self._mins[i], self._array.shape[i], stride)
 
     def width(self) -> int:
@@ -282,6 +319,7 @@ class Buffer:
     def __array__(self, dtype=None, copy=None):
         """numpy's protocol: the data in numpy's order; a view unless `copy` is True (or a
         dtype other than the Buffer's is asked for, which copy=False refuses)."""
+        self._require_data("read as an array")
         out = self._array.T
         if dtype is not None and np.dtype(dtype) != out.dtype:
             if copy is False:
@@ -305,6 +343,7 @@ class Buffer:
         return b
 
     def fill(self, value) -> Buffer:
+        self._require_data("filled")
         self._array[...] = value
         return self
 
@@ -324,6 +363,7 @@ class Buffer:
         if len(args) == 1 and isinstance(args[0], list):
             args = tuple(args[0])
         if all(isinstance(a, (int, np.integer)) for a in args):
+            self._require_data("read")
             return self._array[self._index(args)].item()
         return Expr(BufferRef(self, args).node())  # an Expr, as in Halide's bindings
 
@@ -331,6 +371,7 @@ class Buffer:
         args = args if isinstance(args, tuple) else (args,)
         if len(args) == 1 and isinstance(args[0], list):
             args = tuple(args[0])
+        self._require_data("written")
         self._array[self._index(args)] = value
 
     def _index(self, coords) -> tuple[int, ...]:
@@ -375,6 +416,13 @@ def _bind(form: str, names: tuple[str, ...], args: tuple, kwargs: dict) -> dict:
                                 user_location())
         bound[key] = value
     return bound
+
+
+def _no_data(t: Type, sizes: list[int]) -> np.ndarray:
+    """An array of that shape over one element (all strides 0): a bounds query's shape."""
+    one = np.zeros(1, dtype=t.dtype)
+    return np.lib.stride_tricks.as_strided(one, shape=tuple(sizes), strides=(0,) * len(sizes),
+                                           writeable=False)
 
 
 def _allocate(t: Type, sizes, storage_order, where) -> np.ndarray:

@@ -486,8 +486,9 @@ class Func(Stage):
         return _pipeline(self).realize(sizes, target)
 
     def infer_input_bounds(self, sizes, target=None):
-        """Bind a Buffer just large enough for realizing over `sizes` to each unbound
-        ImageParam (Halide's bounds query; see Pipeline.infer_input_bounds)."""
+        """Bind a Buffer just large enough for realizing over `sizes` (or into output Buffers,
+        which may be bounds queries) to each unbound ImageParam (Halide's bounds query; see
+        Pipeline.infer_input_bounds)."""
         _pipeline(self).infer_input_bounds(sizes, target)
 
     def compile_jit(self, target=None):

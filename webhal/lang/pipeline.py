@@ -41,29 +41,45 @@ class Pipeline:
         return functions_of([f.function() for f in self._outputs])
 
     def infer_input_bounds(self, sizes, target=None):
-        """Halide's bounds query: give each ImageParam that has no Buffer bound a new, zeroed
-        Buffer just large enough for computing the outputs over [0, size) per dimension (a
-        list of sizes, or one list per output)."""
-        from webhal.lower import gather_inputs, input_bounds
+        """Halide's bounds query. `sizes` is a list of sizes (one list per output for several),
+        realized from 0, or output Buffers, whose mins and extents give the region; Buffers made
+        by Buffer.make_bounds_query are then given the region the pipeline writes of them (its
+        constraints applied). Each ImageParam that has no Buffer bound gets a new, zeroed one
+        covering the region the pipeline reads of it, with its mins (which may be negative) and
+        its dim() constraints applied. Constraints that depend on each other are solved by
+        repeated passes, as in Halide (see webhal/lang/bounds_query.py)."""
+        from webhal.lang.bounds_query import infer_regions
+        from webhal.lower import gather_inputs
 
         where = user_location()
-        sizes = list(sizes)
-        per_output = sizes if sizes and isinstance(sizes[0], (list, tuple)) else [sizes]
-        if len(per_output) != len(self._outputs):
-            raise BufferError(f"infer_input_bounds: {len(per_output)} sizes for "
-                              f"{len(self._outputs)} outputs", where)
         target = get_jit_target_from_environment() if target is None else Target(target)
-        regions = input_bounds([f.function() for f in self._outputs], self.functions(), target,
-                               {f.name(): list(s) for f, s in zip(self._outputs, per_output)}, {})
+        given = self._given_buffers(sizes)
+        if given:
+            buffers = [sizes] if isinstance(sizes, Buffer) else list(sizes)
+            self._output_buffers(buffers, where)  # checks their number, types and dimensions
+            regions = [list(zip(b.mins(), b.shape())) for b in buffers]
+        else:
+            sizes = list(sizes)
+            per_output = sizes if sizes and isinstance(sizes[0], (list, tuple)) else [sizes]
+            if len(per_output) != len(self._outputs):
+                raise BufferError(f"infer_input_bounds: {len(per_output)} sizes for "
+                                  f"{len(self._outputs)} outputs", where)
+            regions = [[(0, int(e)) for e in s] for s in per_output]
+        outs, ins = infer_regions([f.function() for f in self._outputs], self.functions(),
+                                  target, {f.name(): r for f, r in zip(self._outputs, regions)},
+                                  where)
+        if given:
+            for f, b in zip(self._outputs, buffers):
+                if b.is_bounds_query():
+                    b._set_region(outs[f.name()])
         images, _ = gather_inputs(self.functions())
-        for name, region in regions.items():
+        for name, region in ins.items():
             image = images[name]
-            if not hasattr(image, "set") or image.get() is not None:
-                continue  # a Buffer, or an ImageParam the caller bound
-            if any(lo < 0 for lo, _ in region):
-                raise BufferError(f"{name} is read at {[lo for lo, _ in region]}: a Buffer "
-                                  "starting at 0 cannot cover it; bind one with set_min", where)
-            image.set(Buffer(image.type(), [lo + extent for lo, extent in region]))
+            if any(e < 0 for _, e in region):
+                raise BufferError(f"infer_input_bounds: the region of {name} has a negative "
+                                  f"extent, {region}, after its constraints", where)
+            b = Buffer(image.type(), [e for _, e in region], name=name)
+            image.set(b.set_min([m for m, _ in region]))
 
     def realize(self, sizes=None, target=None):
         """Run the pipeline over [0, size) per dimension, or into given Buffers. Returns a
@@ -76,6 +92,7 @@ class Pipeline:
         target = get_jit_target_from_environment() if target is None else Target(target)
         self.validate_schedules()
         buffers = self._output_buffers(sizes, where)
+        self._require_data(buffers)
         if target.is_reference:
             realize_into([f.function() for f in self._outputs], buffers, where,
                          tuple(self._requirements))
@@ -89,6 +106,16 @@ class Pipeline:
         if len(self._funcs) == 1 and len(buffers) > 1:  # one Tuple-valued Func
             return tuple(buffers)
         return buffers[0] if len(buffers) == 1 else buffers
+
+    def _require_data(self, outputs: list[Buffer]) -> None:
+        """Bounds query Buffers (no data) cannot be realized into or read."""
+        from webhal.lower import gather_inputs
+        images, _ = gather_inputs(self.functions())
+        inputs = [im.get() if hasattr(im, "set") else im for im in images.values()]
+        for b in [*outputs, *inputs]:
+            if b is not None and b.is_bounds_query():
+                b._require_data("realized into" if any(b is o for o in outputs)
+                                else "read by a pipeline")
 
     def _enlarged(self, buffers: list[Buffer], target, where) -> list[Buffer]:
         """As Halide's realize with sizes: an output the schedule writes beyond (smaller than a

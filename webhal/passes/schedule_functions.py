@@ -97,7 +97,7 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
             old_min, old_ext = ranges[q_old]
             factor = ops.cast(I32, s.factor)
             outer, inner = ops.var(prefix + q_outer), ops.var(prefix + q_inner)
-            tail = _tail(fn, si, d, s)
+            tail = _tail(fn, si, d, s, ctx.is_output(fn))
             ranges[q_inner] = (ops.const(0), factor)
             ranges[q_outer] = (ops.const(0), ops.div(ops.add(old_ext, ops.sub(factor,
                                                                               ops.const(1))),
@@ -171,9 +171,13 @@ def _stage_nest(fn: Function, si: int, d: Definition, ctx: LowerContext) -> st.S
     return body
 
 
-def _tail(fn: Function, si: int, d: Definition, s: Split) -> TailStrategy:
+def _tail(fn: Function, si: int, d: Definition, s: Split, is_output: bool) -> TailStrategy:
     """The tail strategy a split uses; Auto picks as Halide does: shift inwards for pure
-    definitions, guard with if for updates (their points may not be recomputed)."""
+    definitions; in updates, whose points may not be computed twice, guard with if, except
+    the outermost split of a pure Var of an output, which rounds up (the output is written
+    beyond the region asked for, so its inputs are read further, as in Halide). Halide rounds
+    up in other Funcs' updates too, reading inputs past the region it checks; webhal guards
+    those, which gives the same values of every point consumed (docs/semantics.md)."""
     if s.tail is not TailStrategy.Auto:
         if si > 0 and s.tail is TailStrategy.ShiftInwards:
             raise ScheduleError(f"split of {s.old} in an update of Func {fn.name} cannot shift "
@@ -182,7 +186,34 @@ def _tail(fn: Function, si: int, d: Definition, s: Split) -> TailStrategy:
         if s.tail in (TailStrategy.RoundUp, TailStrategy.GuardWithIf, TailStrategy.ShiftInwards):
             return s.tail
         return TailStrategy.GuardWithIf
-    return TailStrategy.ShiftInwards if si == 0 else TailStrategy.GuardWithIf
+    if si == 0:
+        return TailStrategy.ShiftInwards
+    if is_output and _outermost_pure_split(d, s):
+        return TailStrategy.RoundUp
+    return TailStrategy.GuardWithIf
+
+
+def _outermost_pure_split(d: Definition, split: Split) -> bool:
+    """Whether `split` splits a pure Var, or the outer part of one, of an update (not an RVar
+    nor a Var made by an inner part of an earlier split): where Halide's Auto rounds up."""
+    rvars = {d.rdom.var_name(i) for i in range(len(d.rdom.mins))} if d.rdom is not None \
+        else set()
+    inner: set[str] = set()
+    for s in d.schedule.splits:
+        if s is split:
+            return split.old not in rvars and split.old not in inner
+        if isinstance(s, Split):
+            if s.old in rvars:
+                rvars |= {s.outer, s.inner}
+            if s.old in inner:
+                inner.add(s.outer)
+            inner.add(s.inner)
+        elif isinstance(s, Fuse):
+            if s.inner in rvars or s.outer in rvars:
+                rvars.add(s.fused)
+            if s.inner in inner or s.outer in inner:
+                inner.add(s.fused)
+    return False
 
 
 def produce(fn: Function, ctx: LowerContext) -> st.Stmt:
