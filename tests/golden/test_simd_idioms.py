@@ -37,6 +37,7 @@ class Idiom:
     instructions: tuple     # that the assembly must show
     intrinsic: str = ""     # that the lowered statement must show
     stride: int = 1         # inputs hold stride * WIDTH elements (and two more)
+    absent: tuple = ()      # that the assembly must not show (lane-by-lane fallbacks)
 
     def __str__(self):
         return self.name
@@ -45,6 +46,16 @@ class Idiom:
 def _sat(v, dtype):
     info = np.iinfo(dtype)
     return np.clip(v, info.min, info.max)
+
+
+def _euclid_sum(a, b, dtype):
+    """Halide's a / b + a % b: Euclidean, 0 for a zero divisor, wrapped to dtype."""
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    nonzero = b != 0
+    r[nonzero] = np.mod(a[nonzero], np.abs(b[nonzero]))
+    q[nonzero] = (a[nonzero] - r[nonzero]) // b[nonzero]
+    bits = np.dtype(dtype).itemsize * 8
+    return ((q + r) % (1 << bits)).astype(f"uint{bits}").view(dtype)
 
 
 def _even(v):
@@ -121,6 +132,25 @@ IDIOMS = [
           "widening_pairwise_add", stride=2),
     Idiom("nearest", (F32, F32), lambda a, b: hl.round(a[x]), lambda a, b: np.round(a), 4,
           ("f32x4.nearest",)),
+    # Conversions wasm has only for 32-bit lanes, and integer division, which it lacks: in
+    # vector registers, not lane by lane.
+    Idiom("u8_to_f32", (U8, U8), lambda a, b: hl.f32(a[x]) * 0.5, lambda a, b: a * 0.5, 16,
+          ("i32x4.extend_low_i16x8_u", "v128.or"), absent=("f32.convert_i32_u",)),
+    Idiom("i16_to_f32", (I16, I16), lambda a, b: hl.f32(a[x]) * 0.5, lambda a, b: a * 0.5, 8,
+          ("i32x4.extend_low_i16x8_s", "i32x4.add"), absent=("f32.convert_i32_s",)),
+    Idiom("f32_to_u8", (F32, F32), lambda a, b: hl.u8(a[x]),
+          lambda a, b: np.nan_to_num(_sat(a, np.uint8)), 16,
+          ("i32x4.trunc_sat_f32x4_s", "i8x16.narrow_i16x8_u"), absent=("i32.trunc_sat_f32_u",)),
+    Idiom("f32_to_i16", (F32, F32), lambda a, b: hl.i16(a[x]),
+          lambda a, b: np.nan_to_num(_sat(a, np.int16)), 8,
+          ("i32x4.trunc_sat_f32x4_s", "i16x8.narrow_i32x4_s"), absent=("i32.trunc_sat_f32_s",)),
+    Idiom("div_u8", (U8, U8), lambda a, b: a[x] / b[x] + a[x] % b[x],
+          lambda a, b: _euclid_sum(a, b, np.uint8), 16, ("f32x4.div",), absent=("i32.div_u",)),
+    Idiom("div_i16", (I16, I16), lambda a, b: a[x] / b[x] + a[x] % b[x],
+          lambda a, b: _euclid_sum(a, b, np.int16), 8, ("f32x4.div",), absent=("i32.div_s",)),
+    Idiom("div_i32", (I32, I32), lambda a, b: a[x] / b[x] + a[x] % b[x],
+          lambda a, b: _euclid_sum(a, b, np.int32), 4, ("f64x2.div", "f64x2.floor"),
+          absent=("i32.div_s", "i32.rem_s", "i32.trunc_sat_f64_s")),
 ]
 BY_NAME = {i.name: i for i in IDIOMS}
 
@@ -131,7 +161,8 @@ def _inputs(idiom: Idiom) -> list[np.ndarray]:
     dtype = idiom.types[0].dtype
     rng = np.random.default_rng(sum(map(ord, idiom.name)))
     if dtype.kind == "f":
-        special = [0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997, -1.5, 1e9 + 0.5, 8388609.0, -0.0]
+        special = [0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997, -1.5, 1e9 + 0.5, 8388609.0, -0.0,
+                   np.nan, np.inf, -np.inf, 255.5, 256.0, -1.0, 32767.9, -32769.0]
         a = np.concatenate([special, rng.uniform(-300, 300, n - len(special))])
         return [a.astype(dtype), a.astype(dtype)]
     info = np.iinfo(dtype)
@@ -184,6 +215,9 @@ def test_instruction_in_assembly(idiom, tmp_path, llvm_wasm):
     for instruction in idiom.instructions:
         assert re.search(rf"\b{re.escape(instruction)}\b", asm), \
             f"{idiom.name}: no {instruction} in the wasm assembly"
+    for instruction in idiom.absent:
+        assert not re.search(rf"\b{re.escape(instruction)}\b", asm), \
+            f"{idiom.name}: {instruction} in the wasm assembly (lane by lane)"
 
 
 @pytest.mark.parametrize("idiom", [i for i in IDIOMS if i.intrinsic], ids=str)

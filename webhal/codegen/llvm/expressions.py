@@ -15,7 +15,7 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.printer import to_string
-from webhal.ir.types import Type
+from webhal.ir.types import Type, TypeCode
 
 _LIBM = {"exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
          "cosh", "tanh", "asinh", "acosh", "atanh", "erf"}
@@ -156,11 +156,17 @@ class ExprCodegen:
             return b.icmp_unsigned("!=", v, self.const(src, 0))
         if src.is_float() and dst.is_float():
             return b.fpext(v, dt) if dst.bits > src.bits else b.fptrunc(v, dt)
+        lanes_in_simd = self.wasm_simd128 and src.lanes > 1
         if src.is_float():
+            if lanes_in_simd and src.bits == 32 and dst.bits < 32:
+                return self.wasm_float_to_int(v, src, dst)
             name = "llvm.fptosi.sat" if dst.is_int() else "llvm.fptoui.sat"
             fn = self.intrinsic(name, dt, [v.type], [dt, v.type])
             return b.call(fn, [v])
         if dst.is_float():
+            if lanes_in_simd and src.bits < 32 and dst.bits in (32, 64):
+                return self.convert(self.wasm_small_int_to_float32(v, src), src.with_code(
+                    TypeCode.FLOAT).with_bits(32), dst)
             if src.is_int():
                 return b.sitofp(v, dt)
             return b.uitofp(v, dt)
@@ -211,6 +217,8 @@ class ExprCodegen:
             fast = self.divide_by_constant(a, k, t, want_quotient)
             if fast is not None:
                 return fast
+        if t.lanes > 1 and t.bits <= 32 and self.vector_registers:
+            return self.divide_in_floats(a, d, t, want_quotient)
         zero = self.const(t, 0)
         one = self.const(t, 1)
         is_zero = b.icmp_unsigned("==", d, zero)
@@ -257,6 +265,77 @@ class ExprCodegen:
         if want_quotient:
             return q
         return b.sub(a, b.mul(q, self.const(t, k)))
+
+    def divide_in_floats(self, a, d, t: Type, want_quotient: bool):
+        """Vector Euclidean a / d and a % d through a float division: wasm and SSE have no
+        vector integer division, and dividing lane by lane costs an extract, a trapping
+        scalar divide and an insert per lane. The quotient is exact: with |a| < 2**n and
+        0 < |d| < 2**n, a / |d| lies at least 1 / |d| from the next integer unless it is one,
+        and the rounding error is below 2**n / |d| * 2**-p, so float32 (p = 24) serves n <= 16
+        and float64 (p = 53) serves n <= 32."""
+        b = self.builder
+        ft = t.with_code(TypeCode.FLOAT).with_bits(64 if t.bits == 32 else 32)
+        lft = llvm_type(ft)
+        zero = self.const(t, 0)
+        is_zero = b.icmp_unsigned("==", d, zero)
+        # Dividing by 1 where d == 0 keeps every quotient finite and in range; the select at
+        # the end gives those lanes their 0.
+        safe = b.select(is_zero, self.const(t, 1), d)
+        fa, fd = self.convert(a, t, ft), self.convert(safe, t, ft)
+        if t.is_int():
+            # Euclidean: q = sign(d) * floor(a / |d|). floor(a / |d|) always fits in t, and
+            # negating it in integers wraps INT_MIN / -1 to INT_MIN, as the scalar path does.
+            fd = b.call(self.intrinsic("llvm.fabs", lft, [lft]), [fd])
+        fq = b.call(self.intrinsic("llvm.floor", lft, [lft]), [b.fdiv(fa, fd)])
+        q = self.whole_float_to_int(fq, ft, t)
+        if t.is_int():
+            q = b.select(b.icmp_signed("<", d, zero), b.sub(zero, q), q)
+        result = q if want_quotient else b.sub(a, b.mul(q, d))
+        return b.select(is_zero, zero, result)
+
+    def whole_float_to_int(self, v, src: Type, dst: Type):
+        """Float lanes holding whole numbers that dst represents, to dst. Once 1.5 * 2**52 is
+        added, a float64's low 32 bits hold v in two's complement, which wasm computes in
+        vector registers; LLVM converts float64 vectors to int32 lane by lane, and folds the
+        pattern its vector conversion is selected from away before instruction selection."""
+        b = self.builder
+        if not (self.wasm_simd128 and src.bits == 64 and dst.bits == 32):
+            return self.convert(v, src, dst)
+        biased = b.fadd(v, self.const(src, 1.5 * 2.0 ** 52))
+        words = b.bitcast(biased, ll.VectorType(I32, 2 * src.lanes))
+        low = ll.Constant(ll.VectorType(I32, src.lanes), list(range(0, 2 * src.lanes, 2)))
+        return b.shuffle_vector(words, words, low)
+
+    # wasm SIMD converts between float and int only in 32-bit lanes (and int32 to float64);
+    # LLVM 20 scalarizes the other vector conversions lane by lane.
+
+    def wasm_small_int_to_float32(self, v, src: Type):
+        """8- and 16-bit lanes to float32 through the float's bits: 2**23 + u has u in its
+        mantissa (signed lanes add 2**22 more), so an or (an add) and a subtraction convert
+        exactly. A sitofp of the extended lanes would be folded back into the scalarized one."""
+        b = self.builder
+        wide = src.with_bits(32)
+        f32 = ll.VectorType(ll.FloatType(), src.lanes)
+        v = self.convert(v, src, wide)
+        if src.is_uint():
+            bits, bias = b.or_(v, self.const(wide, 0x4B000000)), 2.0 ** 23
+        else:
+            bits, bias = b.add(v, self.const(wide, 0x4B400000)), 1.5 * 2.0 ** 23
+        return b.fsub(b.bitcast(bits, f32), ll.Constant(f32, [ll.Constant(ll.FloatType(), bias)]
+                                                         * src.lanes))
+
+    def wasm_float_to_int(self, v, src: Type, dst: Type):
+        """float32 lanes to 8- or 16-bit int lanes, saturating (NaN to 0): to int32 lanes
+        (wasm's trunc_sat), then narrowed with saturation."""
+        b = self.builder
+        signed = dst.is_int() or dst.bits < 32  # narrow lanes go through int32, then clamp
+        i32 = Type(TypeCode.INT if signed else TypeCode.UINT, 32, src.lanes)
+        name = "llvm.fptosi.sat" if signed else "llvm.fptoui.sat"
+        lt = llvm_type(i32)
+        wide = b.call(self.intrinsic(name, lt, [v.type], [lt, v.type]), [v])
+        if dst.bits == 32:
+            return wide
+        return simd_idioms.wasm_narrow(self, wide, i32, dst)
 
     def _min_max(self, e, is_min: bool):
         a, c = self.expr(e.a), self.expr(e.b)
