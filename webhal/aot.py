@@ -13,6 +13,7 @@ from webhal import codegen
 from webhal.codegen.c_header import pipeline_header
 from webhal.codegen.llvm.module import arguments as entry_arguments
 from webhal.codegen.llvm.module import emit_assembly, emit_object
+from webhal.codegen.python_extension import python_extension_source
 from webhal.errors import CompileError, user_location
 from webhal.ir.module import Module
 from webhal.ir.printer import stmt_to_string
@@ -168,7 +169,7 @@ def compile_to_lowered_stmt(pipeline, filename, arguments, fmt="Text", target=No
 # What compile_to writes, by Halide's OutputFileType name, and compile_to_file's extensions.
 OUTPUT_FILES = {"object": ".o", "static_library": ".a", "c_header": ".h", "assembly": ".s",
                 "llvm_assembly": ".ll", "bitcode": ".bc", "stmt": ".stmt",
-                "stmt_html": ".stmt.html"}
+                "stmt_html": ".stmt.html", "python_extension": ".py.cpp"}
 
 
 def compile_to(pipeline, outputs: dict, arguments, fn_name, target=None) -> None:
@@ -179,6 +180,10 @@ def compile_to(pipeline, outputs: dict, arguments, fn_name, target=None) -> None
             raise CompileError(f"compile_to: webhal does not write OutputFileType.{kind}; it "
                                f"writes {', '.join(OUTPUT_FILES)}", user_location())
     t = _target(target)
+    if "python_extension" in wanted and (t.is_wasm or t.has_gpu_feature()):
+        raise CompileError(f"compile_to: a python_extension calls a pipeline for this machine's "
+                           f"CPU; target {t} is not one (compile it for host, or use realize or "
+                           "compile_to_callable for other targets)", user_location())
     module = lower_for_aot(pipeline, arguments, fn_name, t)
     library = code = None
     if wanted.keys() & {"object", "static_library"}:
@@ -210,6 +215,9 @@ def compile_to(pipeline, outputs: dict, arguments, fn_name, target=None) -> None
             case "bitcode":
                 with open(path, "wb") as f:
                     f.write(code.object.as_bitcode())
+            case "python_extension":
+                with open(path, "w") as f:
+                    f.write(python_extension_source(module.name, entry_arguments(module)))
             case "stmt" | "stmt_html":
                 with open(path, "w") as f:
                     f.write(lowered_stmt_text(module, "Text" if kind == "stmt" else "HTML"))

@@ -7,9 +7,9 @@ from ._util import expect_error
 x = hl.Var("x")
 
 
-def test_python_extension_is_not_written(tmp_path):
+def test_pytorch_wrapper_is_not_written(tmp_path):
     f = hl.Func("f")
     f[x] = x
-    with expect_error(hl.CompileError, "OutputFileType.python_extension", "static_library"):
-        f.compile_to({hl.OutputFileType.python_extension: str(tmp_path / "f.py.cpp")}, [], "f",
+    with expect_error(hl.CompileError, "OutputFileType.pytorch_wrapper", "static_library"):
+        f.compile_to({hl.OutputFileType.pytorch_wrapper: str(tmp_path / "f.pytorch.h")}, [], "f",
                      hl.Target("x86-64-linux"))
