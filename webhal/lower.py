@@ -30,6 +30,7 @@ from webhal.passes import (
     find_intrinsics,
     lower_intrinsics,
     offload_gpu_loops,
+    pack_mask_bits,
     partition_loops,
     schedule_functions,
     simplify,
@@ -56,6 +57,7 @@ PASSES = [
     ("unroll", unroll.run),
     ("vectorize", vectorize.run),
     ("simplify", simplify.run),
+    ("pack mask bits", pack_mask_bits.run),
     ("find intrinsics", find_intrinsics.run),
     ("offload GPU loops", offload_gpu_loops.run),
 ]

@@ -122,6 +122,18 @@ def vectorize():
     return g, CPU
 
 
+def pack_mask_bits():
+    """Four uint8 comparisons ORed into uint32 bits 0-1 and 8-9 become two uint8 bit fields,
+    widened and shifted into place."""
+    a = hl.ImageParam(hl.UInt(8), 1, "a")
+    g = hl.Func("g")
+    bits = [hl.select(a[x + k] < a[x], hl.u32(1 << s), hl.u32(0))
+            for k, s in ((1, 0), (2, 1), (3, 8), (4, 9))]
+    g[x] = bits[0] | bits[1] | bits[2] | bits[3]
+    g.bound(x, 0, 16).vectorize(x, 16)
+    return g, CPU
+
+
 def find_intrinsics():
     """A uint8 sum saturated back to uint8 becomes saturating_add of two vector loads."""
     a = hl.ImageParam(hl.UInt(8), 1, "a")
@@ -144,7 +156,7 @@ def offload_gpu_loops():
 
 EXAMPLES = [schedule_functions, bounds_inference, sliding_window, tracing, add_buffer_checks,
             storage_flattening, simplify, partition_loops, lower_intrinsics, unroll, vectorize,
-            find_intrinsics, offload_gpu_loops]
+            pack_mask_bits, find_intrinsics, offload_gpu_loops]
 
 
 def _module_name(fn) -> str:
