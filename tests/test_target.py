@@ -71,7 +71,7 @@ def test_attributes():
     assert t.features == frozenset({"wasm_simd128", "webgpu"})
     assert t.is_wasm and not t.is_reference and t.has_gpu_feature()
     assert not Target("x86-64-linux-avx").has_gpu_feature()
-    assert repr(t) == "Target('wasm-32-wasmrt-wasm_simd128-webgpu')"
+    assert repr(t) == "<halide.Target wasm-32-wasmrt-wasm_simd128-webgpu>"
 
 
 def test_constructor_from_parts_with_enums_and_strings():

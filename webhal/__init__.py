@@ -21,7 +21,14 @@ from webhal.lang.buffer import Buffer
 from webhal.lang.callable import Callable
 from webhal.lang.evaluate import evaluate, evaluate_may_gpu
 from webhal.lang.expr import Expr
-from webhal.lang.func import Func, FuncRef, FuncTupleElementRef, funcs, lambda_func
+from webhal.lang.func import (
+    Func,
+    FuncRef,
+    FuncTupleElementRef,
+    OutputImageParam,
+    funcs,
+    lambda_func,
+)
 from webhal.lang.functions import (
     abs,
     absd,

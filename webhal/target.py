@@ -383,7 +383,7 @@ class Target:
         return self.to_string()
 
     def __repr__(self) -> str:
-        return f"Target({self.to_string()!r})"
+        return f"<halide.Target {self.to_string()}>"  # Halide's words
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Target):

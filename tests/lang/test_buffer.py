@@ -182,7 +182,7 @@ def test_image_param_binds_a_buffer(xy):
 def test_an_image_param_made_without_arguments_is_undefined(xy):
     x, _ = xy
     inp = hl.ImageParam()
-    assert not inp.defined() and repr(inp) == "<webhal.ImageParam ImageParam()>"
+    assert not inp.defined() and repr(inp) == "<halide.ImageParam ImageParam()>"
     with pytest.raises(hl.CompileError, match="ImageParam is undefined"):
         inp.name()
     with pytest.raises(hl.CompileError, match="ImageParam is undefined"):

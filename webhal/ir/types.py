@@ -155,7 +155,7 @@ class Type:
         return base if self.lanes <= 1 else f"{base}x{self.lanes}"
 
     def __repr__(self) -> str:
-        return str(self)
+        return f"<halide.Type {self}>"  # Halide's words: code written for it compares them
 
 
 _NUMPY_KIND = {TypeCode.INT: "i", TypeCode.UINT: "u", TypeCode.FLOAT: "f"}

@@ -47,7 +47,7 @@ class ExprLike:
         return to_string(self.node())
 
     def __repr__(self) -> str:
-        return f"<webhal.Expr of type {self.type()}: {self}>"
+        return f"<halide.Expr of type {self.type()}: {self}>"
 
     # Arithmetic
     def __add__(self, other): return binary(ir.Add, self, other)

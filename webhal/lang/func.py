@@ -115,8 +115,10 @@ class OutputImageParam:
     constrains its min, extent and stride as an ImageParam's do (an interleaved output:
     `dim(0).set_stride(3)`, `dim(2).set_stride(1)`)."""
 
-    def __init__(self, name: str, type: Type, dimensions: int,  # noqa: A002
-                 function: Function | None = None):
+    def __init__(self, name: str | None = None, type: Type | None = None,  # noqa: A002
+                 dimensions: int = 0, function: Function | None = None):
+        """Made by Func.output_buffer(); hl.OutputImageParam() alone is undefined, as in
+        Halide."""
         self._name, self._type, self._dims = name, type, dimensions
         self._function = function
 
@@ -130,10 +132,13 @@ class OutputImageParam:
         return self._dims
 
     def defined(self) -> bool:
-        return True
+        return self._name is not None
 
     def dim(self, i: int):
         from webhal.lang.param import _ImageDim
+        if self._name is None:
+            raise CompileError("this OutputImageParam is undefined; Func.output_buffer() gives "
+                               "a Func's", user_location())
         if self._function is None or self._function.is_tuple:
             raise CompileError(f"the dimensions of output buffer {self._name} of a Tuple are "
                                "not supported by webhal yet", user_location())
@@ -147,7 +152,9 @@ class OutputImageParam:
         return self._function.output_constraints
 
     def __repr__(self):
-        return f"<webhal.OutputImageParam '{self._name}', dims: {self._dims}, type: " \
+        if self._name is None:
+            return "<halide.OutputImageParam OutputImageParam()>"
+        return f"<halide.OutputImageParam '{self._name}', dims: {self._dims}, type: " \
                f"{self._type}>"
 
 
@@ -299,7 +306,7 @@ class Func(Stage):
         return Stage(self._function, i + 1)
 
     def __repr__(self):
-        return f"<webhal.Func '{self.name()}'>"
+        return f"<halide.Func '{self.name()}'>"
 
     __hash__ = object.__hash__
 

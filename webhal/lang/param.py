@@ -69,7 +69,7 @@ class Param(ExprLike):
         return self
 
     def __repr__(self):
-        return f"<webhal.Param '{self._name}' {self._type} = {self._value}>"
+        return f"<halide.Param '{self._name}' type {self._type}>"  # Halide's words
 
     __hash__ = object.__hash__
 
@@ -268,5 +268,5 @@ class ImageParam:
 
     def __repr__(self):
         if not self._defined:
-            return "<webhal.ImageParam ImageParam()>"
-        return f"<webhal.ImageParam '{self._name}' {self._type} {self._dims}-D>"
+            return "<halide.ImageParam ImageParam()>"  # Halide's words
+        return f"<halide.ImageParam '{self._name}', dims: {self._dims}, type: {self._type}>"

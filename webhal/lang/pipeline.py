@@ -22,7 +22,11 @@ from webhal.target import Target, get_jit_target_from_environment, get_target_fr
 class Pipeline:
     """The outputs of a computation: `hl.Pipeline([f, g])` or `hl.Pipeline(f)`."""
 
-    def __init__(self, outputs):
+    def __init__(self, outputs=None):
+        self._requirements: list[tuple[ir.Expr, list[ir.Expr]]] = []
+        if outputs is None:  # Halide's undefined Pipeline
+            self._funcs, self._outputs = [], []
+            return
         outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
         if not outs or not all(isinstance(f, Func) for f in outs):
             raise CompileError("a Pipeline needs one or more Funcs", user_location())
@@ -30,7 +34,16 @@ class Pipeline:
             f._require_defined("a Pipeline")
         self._funcs = list(outs)
         self._outputs = [e for f in outs for e in _written(f)]
-        self._requirements: list[tuple[ir.Expr, list[ir.Expr]]] = []
+
+    def defined(self) -> bool:
+        """Whether this Pipeline has outputs (hl.Pipeline() alone is undefined, as in Halide)."""
+        return bool(self._funcs)
+
+    def __repr__(self):
+        # Halide's words: code written for it compares them
+        if not self._funcs:
+            return "<halide.Pipeline Pipeline()>"
+        return "<halide.Pipeline [" + ",".join(f"'{f.name()}'" for f in self._outputs) + "]>"
 
     def outputs(self):
         """The Funcs whose buffers the pipeline writes: the outputs given, with a Tuple-valued
@@ -38,6 +51,10 @@ class Pipeline:
         return list(self._outputs)
 
     def functions(self) -> list[Function]:
+        if not self._funcs:
+            raise CompileError("this Pipeline is undefined (hl.Pipeline() without outputs); "
+                               "make it with its output Funcs: hl.Pipeline([f, g])",
+                               user_location())
         return functions_of([f.function() for f in self._outputs])
 
     def infer_input_bounds(self, sizes, target=None):

@@ -24,7 +24,7 @@ class Tuple(tuple):
         return super().__new__(cls, (Expr(to_node(v)) for v in values))
 
     def __repr__(self):
-        return f"<webhal.Tuple {list(self)!r}>"
+        return f"<halide.Tuple of size {len(self)}>"
 
 
 def is_tuple_value(value) -> bool:

@@ -9,6 +9,7 @@ from webhal.errors import ArgumentError, CompileError, RDomDimensionError, user_
 from webhal.ir import nodes as ir
 from webhal.ir.function import ReductionDomain
 from webhal.ir.ops import cast_node
+from webhal.ir.printer import to_string
 from webhal.ir.types import Int
 from webhal.ir.visitor import calls
 from webhal.lang.expr import Expr, ExprLike, to_node
@@ -36,7 +37,7 @@ class Var(ExprLike):
         return hash(("Var", self._name))
 
     def __repr__(self):
-        return f"<webhal.Var '{self._name}'>"
+        return f"<halide.Var '{self._name}'>"  # Halide's words: code written for it compares
 
     @staticmethod
     def implicit(i: int) -> Var:
@@ -109,7 +110,10 @@ class RVar(ExprLike):
         return hash(("RVar", self.name()))
 
     def __repr__(self):
-        return f"<webhal.RVar '{self.name()}'>"
+        if self._domain is None:
+            return f"<halide.RVar {self.name()}((undefined), (undefined))>"
+        return f"<halide.RVar {self.name()}({to_string(self._domain.mins[self._index])}, " \
+               f"{to_string(self._domain.extents[self._index])})>"
 
 
 class Range:
@@ -128,9 +132,9 @@ class RDom(ExprLike):
     __slots__ = ("_domain",)
 
     def __init__(self, region=None, name: str | None = None):
-        if region is None:
-            raise CompileError("RDom needs a region: a list of (min, extent) pairs",
-                               user_location())
+        if region is None:  # Halide's undefined RDom
+            self._domain = None
+            return
         if hasattr(region, "dimensions") and hasattr(region, "dim"):  # a Buffer or ImageParam
             pairs = [(region.dim(i).min(), region.dim(i).extent())
                      for i in range(region.dimensions())]
@@ -165,11 +169,21 @@ class RDom(ExprLike):
         r._domain = domain
         return r
 
+    def defined(self) -> bool:
+        """Whether this RDom has a region (hl.RDom() alone is undefined, as in Halide)."""
+        return self._domain is not None
+
+    def _dom(self) -> ReductionDomain:
+        if self._domain is None:
+            raise CompileError("this RDom is undefined (hl.RDom() without a region); make it "
+                               "with one: hl.RDom([(min, extent), ...])", user_location())
+        return self._domain
+
     def name(self) -> str:
-        return self._domain.name
+        return self._dom().name
 
     def dimensions(self) -> int:
-        return len(self._domain.mins)
+        return len(self._dom().mins)
 
     def __len__(self) -> int:
         return self.dimensions()
@@ -205,7 +219,7 @@ class RDom(ExprLike):
         if not n.type.is_bool():
             raise CompileError(f"RDom.where needs a bool predicate, not {n.type}",
                                user_location())
-        self._domain.predicates.append(n)
+        self._dom().predicates.append(n)
         return self
 
     def node(self) -> ir.Expr:
@@ -216,10 +230,19 @@ class RDom(ExprLike):
         return self[0].node()
 
     def domain(self) -> ReductionDomain:
-        return self._domain
+        return self._dom()
 
     def __repr__(self):
-        return f"<webhal.RDom '{self.name()}' of {self.dimensions()} dimensions>"
+        # Halide's words: code written for it compares them
+        if self._domain is None:
+            return "<halide.RDom RDom()>"
+        lines = "".join(f"  {self[i].name()}({to_string(self._domain.mins[i])}, "
+                        f"{to_string(self._domain.extents[i])})\n"
+                        for i in range(self.dimensions()))
+        where = " and ".join(to_string(p) for p in self._domain.predicates)
+        return f"<halide.RDom RDom(\n{lines})" + (f" where ({where})" if where else "") + ">"
+
+    __str__ = __repr__
 
     __hash__ = object.__hash__
 
