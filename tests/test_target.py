@@ -145,7 +145,7 @@ def test_trace_all_stands_for_three_features():
 
 def test_host_is_this_machine():
     host = Target("host")
-    assert Target() == host == get_host_target()
+    assert Target("") == host == get_host_target()
     assert not host.has_gpu_feature()
     assert "host" not in str(host)
     if platform.machine().lower() in ("x86_64", "amd64"):
@@ -473,3 +473,53 @@ def test_wrong_arch_is_refused_like_halide():
         assert not Target.validate_target_string(text)
         with pytest.raises(Exception):  # noqa: B017 - halide raises its own HalideError
             halide.Target(text)
+
+
+# --- Halide's unknown target and its questions ---------------------------------------------------
+
+def test_no_argument_target_is_halides_unknown_target():
+    import halide
+    for lib in (halide, hl):
+        t = lib.Target()
+        assert (t.to_string(), repr(t)) == ("arch_unknown-0-os_unknown",
+                                            "<halide.Target arch_unknown-0-os_unknown>")
+        assert (t.os, t.arch, t.bits) == (lib.TargetOS.OSUnknown, lib.TargetArch.ArchUnknown, 0)
+        assert not lib.Target.validate_target_string(t.to_string())
+        t.os, t.arch, t.bits = lib.TargetOS.Linux, lib.TargetArch.ARM, 64
+        assert t.to_string() == "arm-64-linux"
+
+
+def test_an_unknown_target_is_not_compiled_for():
+    f = hl.Func("f")
+    x = hl.Var("x")
+    f[x] = x
+    with pytest.raises(hl.HalideError, match="cannot run code for arch_unknown-0-os_unknown"):
+        f.realize([3], hl.Target())
+    with pytest.raises(hl.HalideError, match="target arch_unknown-0-os_unknown has no arch, "
+                       "bits or os yet"):
+        f.compile_to_file("/nonexistent/f", [], "f", hl.Target())
+
+
+def test_buffer_sizes_device_apis_and_types_as_halide():
+    import halide
+    for lib in (halide, hl):
+        def t(*features, os=lib.TargetOS.Linux, lib=lib):
+            return lib.Target(os, lib.TargetArch.X86, 64, list(features))
+        assert t(lib.TargetFeature.LargeBuffers).maximum_buffer_size() == (1 << 63) - 1
+        assert t().maximum_buffer_size() == (1 << 31) - 1 and not t().has_large_buffers()
+        assert t(lib.TargetFeature.CUDA).supports_device_api(lib.DeviceAPI.CUDA)
+        assert not t().supports_device_api(lib.DeviceAPI.CUDA)
+        assert t().supports_device_api(lib.DeviceAPI.Host)
+        metal = t(lib.TargetFeature.Metal, os=lib.TargetOS.OSX)
+        assert not metal.supports_type(lib.Float(64))
+        assert not metal.supports_type(lib.Float(64), lib.DeviceAPI.Metal)
+        assert t().supports_type(lib.Float(64))
+        assert (lib.target_feature_for_device_api(lib.DeviceAPI.OpenCL)
+                == lib.TargetFeature.OpenCL)
+        with pytest.raises(TypeError, match="incompatible constructor arguments"):
+            lib.Target(lib.TargetOS.Linux, lib.TargetArch.X86, 32, ["this is a string"])
+    webgpu = Target("host-webgpu")
+    assert not webgpu.supports_type(hl.Float(64), hl.DeviceAPI.WebGPU)
+    assert not webgpu.supports_type(hl.Float(64))  # as Halide's: some kernel could not
+    assert not Target("host-vulkan").supports_type(hl.Int(64), hl.DeviceAPI.Vulkan)
+    assert Target("host-vulkan-vk_int64").supports_type(hl.Int(64), hl.DeviceAPI.Vulkan)

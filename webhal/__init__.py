@@ -122,6 +122,7 @@ from webhal.target import (
     get_host_target,
     get_jit_target_from_environment,
     get_target_from_environment,
+    target_feature_for_device_api,
 )
 
 _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = IMPLICIT_VARS

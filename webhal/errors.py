@@ -107,6 +107,11 @@ class TargetError(HalideError):
         super().__init__(message, where if where is not None else user_location())
 
 
+class TargetArgumentError(TargetError, TypeError):
+    """Target(os, arch, bits, features) given something that is no feature: a TypeError too,
+    as Halide's bindings raise ("incompatible constructor arguments")."""
+
+
 class ToolchainError(HalideError):
     """An external tool (emcc, wasm-ld, node, chromium) is missing or failed."""
 

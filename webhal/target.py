@@ -19,15 +19,17 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from webhal.errors import TargetError
+from webhal.errors import TargetArgumentError, TargetError
 from webhal.target_features import (
     ALIASES,
+    ARCH_UNKNOWN,
     ARCHS,
     BITS,
     FEATURE_ORDER,
     FEATURES,
     GPU_FEATURES,
     ORDER_INDEX,
+    OS_UNKNOWN,
     OSES,
     REFERENCE,
     TRACE_ALL,
@@ -119,7 +121,9 @@ def _check_base(arch: str, bits: int, os_name: str, context: str) -> None:
 class Target:
     """A compilation target: arch, bits, os and a set of features.
 
-    Target()                                   the host (same as Target("host"))
+    Target()                                   Halide's unknown target, arch_unknown-0-os_unknown,
+                                               to set arch, bits and os on (Target("") and
+                                               Target("host") are the host)
     Target("x86-64-linux-avx-avx2")            parsed from a target string
     Target("linux", "x86", 64, ["avx2"])       Halide's (os, arch, bits, features) order;
                                                TargetOS/TargetArch/TargetFeature or strings
@@ -136,7 +140,7 @@ class Target:
         if features is not None and len(args) != 3:
             raise TypeError("features= goes with Target(os, arch, bits, features)")
         if len(args) == 0:
-            arch, bits, os_name, feats = _parse("host")
+            arch, bits, os_name, feats = ARCH_UNKNOWN, 0, OS_UNKNOWN, frozenset()
         elif len(args) == 1 and isinstance(args[0], Target):
             arch, bits, os_name, feats = (args[0].arch, args[0].bits, args[0].os,
                                           args[0].features)
@@ -186,7 +190,9 @@ class Target:
         arch are dropped: Target() is the host, so `t = hl.Target(); t.arch = ARM` starts from
         the host's x86 features, which an ARM target cannot keep."""
         self._require_real("changing arch, bits or os")
-        if (arch == "wasm") == (os_name == "wasmrt"):  # mid-way (os set before arch): later
+        unknown = ARCH_UNKNOWN in (arch, os_name) or OS_UNKNOWN == os_name or bits == 0
+        # checked once all three are known and agree (os set before arch: later)
+        if not unknown and (arch == "wasm") == (os_name == "wasmrt"):
             _check_base(arch, bits, os_name, f"{arch}-{bits}-{os_name}")
         self._features = frozenset(f for f in self._features if _fits(f, arch))
         self._arch, self._bits, self._os = arch, bits, os_name
@@ -270,6 +276,58 @@ class Target:
             raise TargetError(f"the reference target has no arch, features or machine code; "
                               f"{what} needs a compiled target such as host or wasm-32-wasmrt")
 
+    @property
+    def is_unknown(self) -> bool:
+        """Whether arch, bits or os is still unknown (Target() before they are set)."""
+        return not self.is_reference and (ARCH_UNKNOWN == self._arch or OS_UNKNOWN == self._os
+                                          or self._bits == 0)
+
+    def _require_known(self, what: str) -> None:
+        self._require_real(what)
+        if self.is_unknown:
+            raise TargetError(f"target {self} has no arch, bits or os yet (hl.Target() with no "
+                              f"arguments is Halide's unknown target); set them (t.arch, t.bits, "
+                              f"t.os) or use a target string such as host: {what} needs them")
+
+    def has_large_buffers(self) -> bool:
+        """Whether buffers may hold more than 2^31 - 1 bytes (the large_buffers feature)."""
+        return "large_buffers" in self._features
+
+    def maximum_buffer_size(self) -> int:
+        """The largest buffer in bytes: 2^63 - 1 with large_buffers on 64 bits, else 2^31 - 1."""
+        return (1 << 63) - 1 if self.has_large_buffers() and self._bits == 64 else (1 << 31) - 1
+
+    def supports_device_api(self, api) -> bool:
+        """Whether loops of DeviceAPI `api` may run on this target: Host and None always, a GPU
+        API when its feature is given (Default_GPU with any GPU feature)."""
+        name = getattr(api, "name", str(api))
+        if name in ("None_", "None", "Host"):
+            return True
+        if name == "Default_GPU":
+            return self.has_gpu_feature()
+        feature = target_feature_for_device_api(api)
+        return feature is not None and self.has_feature(feature)
+
+    def supports_type(self, type: Any, device_api=None) -> bool:  # noqa: A002
+        """Whether code for this target (for `device_api`'s kernels, if given) can hold values
+        of `type`, as Halide answers: no 64-bit floats in Metal, D3D12 or WebGPU, and only with
+        vk_float64 in Vulkan (likewise vk_int64 for 64-bit integers)."""
+        bits = type.bits() if callable(getattr(type, "bits", None)) else type.bits
+        is_float = type.is_float()
+        api = getattr(device_api, "name", None)
+        apis = [api] if api not in (None, "None_", "Host", "Default_GPU") else \
+            [a for a in ("Metal", "D3D12Compute", "WebGPU", "Vulkan")
+             if api == "Default_GPU" or api is None
+             if self.has_feature(target_feature_for_device_api(a))]
+        if bits == 64:
+            for a in apis:
+                if a in ("Metal", "D3D12Compute", "WebGPU") and is_float:
+                    return False
+                if a == "Vulkan" and not self.has_feature("vk_float64" if is_float
+                                                          else "vk_int64"):
+                    return False
+        return True
+
     # --- vectors ------------------------------------------------------------------------------
 
     def _vector_bytes(self, is_float: bool) -> int:
@@ -304,7 +362,7 @@ class Target:
     @property
     def llvm_triple(self) -> str:
         """The LLVM target triple: wasm32-unknown-emscripten, x86_64-unknown-linux-gnu, ..."""
-        self._require_real("llvm_triple")
+        self._require_known("compiling")
         if self.is_wasm:
             return "wasm32-unknown-emscripten"
         apple = self._os in ("osx", "ios")
@@ -412,6 +470,16 @@ class Target:
         return True
 
 
+def target_feature_for_device_api(api) -> str | None:
+    """The target feature a GPU DeviceAPI needs (TargetFeature.CUDA for DeviceAPI.CUDA, ...),
+    None for the host and Default_GPU, as Halide's."""
+    name = getattr(api, "name", str(api))
+    for feature in TargetFeature:
+        if feature.name == name:
+            return feature
+    return None
+
+
 # --- parsing ------------------------------------------------------------------------------------
 
 def _parse(text: str) -> tuple[str, int, str, frozenset[str]]:
@@ -452,10 +520,17 @@ def _from_parts(os_value: Any, arch_value: Any, bits: Any,
     if isinstance(bits, bool) or not isinstance(bits, int):
         raise TargetError(f"bits must be the int 32 or 64, not {bits!r}")
     context = f"{arch}-{bits}-{os_name}"
-    _check_base(arch, bits, os_name, context)
+    if (arch, bits, os_name) != (ARCH_UNKNOWN, 0, OS_UNKNOWN):  # Halide's unknown target
+        _check_base(arch, bits, os_name, context)
     feats: frozenset[str] = frozenset()
     for f in features:
-        feats |= _expand_feature(_name(f, "feature"), arch, context)
+        name = _name(f, "feature")
+        if name not in FEATURES and name not in ALIASES:
+            raise TargetArgumentError(
+                f"Target(os, arch, bits, features): incompatible constructor arguments: {name!r} "
+                f"is not a target feature (hl.TargetFeature members, or their names such as "
+                f"'avx2')")
+        feats |= _expand_feature(name, arch, context)
     return arch, bits, os_name, feats
 
 

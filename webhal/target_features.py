@@ -11,6 +11,7 @@ from enum import StrEnum
 class TargetArch(StrEnum):
     """Architectures, under the member names of Halide's Python `TargetArch`."""
 
+    ArchUnknown = "arch_unknown"  # Target()'s, until an arch is given
     ARM = "arm"
     POWERPC = "powerpc"
     RISCV = "riscv"
@@ -21,6 +22,7 @@ class TargetArch(StrEnum):
 class TargetOS(StrEnum):
     """Operating systems, under the member names of Halide's Python `TargetOS`."""
 
+    OSUnknown = "os_unknown"  # Target()'s, until an os is given
     Android = "android"
     IOS = "ios"
     Linux = "linux"
@@ -85,8 +87,9 @@ class TargetFeature(StrEnum):
     WebGPU = "webgpu"
 
 
-ARCHS: tuple[str, ...] = tuple(sorted(a.value for a in TargetArch))
-OSES: tuple[str, ...] = tuple(sorted(o.value for o in TargetOS))
+ARCH_UNKNOWN, OS_UNKNOWN = TargetArch.ArchUnknown.value, TargetOS.OSUnknown.value
+ARCHS: tuple[str, ...] = tuple(sorted(a.value for a in TargetArch if a != ARCH_UNKNOWN))
+OSES: tuple[str, ...] = tuple(sorted(o.value for o in TargetOS if o != OS_UNKNOWN))
 BITS = (32, 64)
 REFERENCE = "reference"
 

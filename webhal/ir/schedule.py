@@ -59,11 +59,18 @@ class MemoryType(enum.Enum):
 
 
 class DeviceAPI(enum.Enum):
+    """Where a loop runs. webhal has backends for WebGPU and Vulkan; Halide's other GPU APIs
+    are named (so targets can be asked about them) and refused in schedules by name."""
+
     None_ = "none"
     Host = "host"
     Default_GPU = "default_gpu"
     WebGPU = "webgpu"
     Vulkan = "vulkan"
+    CUDA = "cuda"
+    OpenCL = "opencl"
+    Metal = "metal"
+    D3D12Compute = "d3d12compute"
 
 
 @dataclass
