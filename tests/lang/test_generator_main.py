@@ -107,3 +107,42 @@ def test_output_type_param_and_files_named_after_the_function(tmp_path):
         "output.type=" in done.stderr
     done = run("output.type=uint99")
     assert done.returncode != 0 and "output.type=uint99: not a type name" in done.stderr
+
+
+def test_python_extension_from_the_command_line(tmp_path):
+    """lesson 16's CMake rule: -e static_library,c_header,python_extension, then the module."""
+    import importlib.util
+    import shutil
+    import sysconfig
+
+    import numpy as np
+    done = _run(tmp_path, "webhal", "-g", "brighten", "-o", "out", "-f", "bright_ext", "-e",
+                "static_library,c_header,python_extension", "target=host", "gain=3")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    assert sorted(os.listdir(out)) == ["bright_ext.a", "bright_ext.h", "bright_ext.py.cpp"]
+    cxx = shutil.which("c++") or pytest.skip("no C++ compiler")
+    so = out / ("bright_ext" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run([cxx, "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}",
+                    "bright_ext.py.cpp", "bright_ext.a", "-lpthread", "-o", str(so)],
+                   check=True, cwd=out)
+    spec = importlib.util.spec_from_file_location("bright_ext", so)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data = np.arange(60, dtype=np.uint8).reshape(6, 10)
+    result = np.zeros_like(data)
+    module.bright_ext(data, 4, result)
+    assert np.array_equal(result, (data * 3 + 4).astype(np.uint8))
+
+
+def test_an_autoscheduler_is_refused_by_name(tmp_path):
+    """Halide's implicit autoscheduler GeneratorParams: webhal has no autoscheduler, so asking
+    for one is an error (an unscheduled pipeline would hide it); its options alone are taken."""
+    done = _run(tmp_path, "webhal", "-g", "brighten", "-o", "out", "target=host",
+                "autoscheduler=Mullapudi2016", "autoscheduler.parallelism=32")
+    assert done.returncode != 0
+    assert "autoscheduler=Mullapudi2016 asks for an autoscheduler, and webhal has none" \
+        in done.stderr
+    done = _run(tmp_path, "webhal", "-g", "brighten", "-o", "out", "target=host",
+                "autoscheduler.parallelism=32")
+    assert done.returncode == 0, done.stderr

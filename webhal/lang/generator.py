@@ -83,6 +83,14 @@ class Generator:
                 value = generator_params.pop(k)
                 self._io_params.setdefault(owner, {})[what] = \
                     _type_named(value, k) if what == "type" else int(value)
+        asked = generator_params.get("autoscheduler")
+        if asked:  # Halide's implicit GeneratorParam; running unscheduled would hide it
+            raise CompileError(f"generator {cls._halide_name}: autoscheduler={asked} asks for "
+                               "an autoscheduler, and webhal has none; build it without "
+                               "autoscheduler= (its own schedule, using_autoscheduler() False)",
+                               user_location())
+        generator_params = {k: v for k, v in generator_params.items()
+                            if k != "autoscheduler" and not k.startswith("autoscheduler.")}
         for k, v in generator_params.items():
             if k not in known:
                 raise CompileError(f"generator {cls._halide_name} has no GeneratorParam {k}; it "
