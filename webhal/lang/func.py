@@ -532,6 +532,10 @@ class Func(Stage):
     def compile_to_callable(self, arguments, target=None):
         return _pipeline(self).compile_to_callable(arguments, target)
 
+    def compile_to_c(self, filename, arguments, fn_name=None, target=None):
+        """Halide's C backend, which webhal does not have: an error saying what to use."""
+        _pipeline(self).compile_to_c(filename, arguments, fn_name, target)
+
     def print_loop_nest(self) -> None:
         _pipeline(self).print_loop_nest()
 

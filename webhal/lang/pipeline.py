@@ -258,6 +258,13 @@ class Pipeline:
         self.validate_schedules()
         aot.compile_to_bitcode(self, filename, arguments, fn_name, target)
 
+    def compile_to_c(self, filename, arguments, fn_name=None, target=None):
+        """Halide's C backend, which webhal does not have: an error saying what to use."""
+        raise CompileError(f"compile_to_c({filename!r}): webhal has no C backend (its CPU code "
+                           "generator is LLVM's); compile_to_static_library or compile_to_file "
+                           "write a library or object with a C header that C code links with",
+                           user_location())
+
     def compile_to_callable(self, arguments, target=None):
         """An hl.Callable: call it with the arguments' values in order, then the outputs."""
         from webhal.lang.callable import Callable
