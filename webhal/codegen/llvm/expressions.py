@@ -9,7 +9,7 @@ import math
 from llvmlite import ir as ll
 
 from webhal import abi
-from webhal.codegen.llvm import simd_idioms
+from webhal.codegen.llvm import clamped_loads, simd_idioms
 from webhal.codegen.llvm.types import I1, I8, I32, I64, PTR, llvm_type, memory_type, scalar
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -412,13 +412,21 @@ class ExprCodegen:
             vt = memory_type(t)
             v = self.builder.load(p, typ=vt, align=t.bytes)
         else:
-            idx = self.expr(e.index)
-            v = ll.Constant(memory_type(t), ll.Undefined)
-            for i in range(t.lanes):
-                lane = self.builder.extract_element(idx, ll.Constant(I32, i))
-                x = self.builder.load(self.element_pointer(e.name, lane, elem), typ=elem,
-                                      align=t.bytes)
-                v = self.builder.insert_element(v, x, ll.Constant(I32, i))
+            def gather():
+                idx = self.expr(e.index)
+                v = ll.Constant(memory_type(t), ll.Undefined)
+                for i in range(t.lanes):
+                    lane = self.builder.extract_element(idx, ll.Constant(I32, i))
+                    x = self.builder.load(self.element_pointer(e.name, lane, elem), typ=elem,
+                                          align=t.bytes)
+                    v = self.builder.insert_element(v, x, ll.Constant(I32, i))
+                return v
+            chunks = t.lanes * t.bytes // 16
+            clamped = None
+            if self.wasm_simd128 and not t.is_bool() and t.lanes * t.bytes % 16 == 0 \
+                    and chunks & (chunks - 1) == 0:
+                clamped = clamped_loads.match(e.index)
+            v = clamped_loads.emit(self, e, clamped, gather) if clamped else gather()
         return self.builder.trunc(v, llvm_type(t)) if t.is_bool() else v
 
     # -- calls ---------------------------------------------------------------------------------
