@@ -164,7 +164,7 @@ class ExprCodegen:
             fn = self.intrinsic(name, dt, [v.type], [dt, v.type])
             return b.call(fn, [v])
         if dst.is_float():
-            if lanes_in_simd and src.bits < 32 and dst.bits in (32, 64):
+            if lanes_in_simd and src.bits < 32 and not src.is_bool() and dst.bits in (32, 64):
                 return self.convert(self.wasm_small_int_to_float32(v, src), src.with_code(
                     TypeCode.FLOAT).with_bits(32), dst)
             if src.is_int():
@@ -327,15 +327,10 @@ class ExprCodegen:
     def wasm_float_to_int(self, v, src: Type, dst: Type):
         """float32 lanes to 8- or 16-bit int lanes, saturating (NaN to 0): to int32 lanes
         (wasm's trunc_sat), then narrowed with saturation."""
-        b = self.builder
-        signed = dst.is_int() or dst.bits < 32  # narrow lanes go through int32, then clamp
-        i32 = Type(TypeCode.INT if signed else TypeCode.UINT, 32, src.lanes)
-        name = "llvm.fptosi.sat" if signed else "llvm.fptoui.sat"
+        i32 = Type(TypeCode.INT, 32, src.lanes)  # unsigned lanes too: narrow clamps below 0
         lt = llvm_type(i32)
-        wide = b.call(self.intrinsic(name, lt, [v.type], [lt, v.type]), [v])
-        if dst.bits == 32:
-            return wide
-        return simd_idioms.wasm_narrow(self, wide, i32, dst)
+        fn = self.intrinsic("llvm.fptosi.sat", lt, [v.type], [lt, v.type])
+        return simd_idioms.wasm_narrow(self, self.builder.call(fn, [v]), i32, dst)
 
     def _min_max(self, e, is_min: bool):
         a, c = self.expr(e.a), self.expr(e.b)
