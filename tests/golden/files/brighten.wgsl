@@ -3,13 +3,13 @@
 fn hl_div_i32(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = a / b;
-  let r = a % b;
+  let r = a - q * b;
   if (r < 0) { return select(q + 1, q - 1, b > 0); }
   return q;
 }
 fn hl_mod_i32(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
-  let r = a % b;
+  let r = a - (a / b) * b;
   if (r < 0) { return select(r - b, r + b, b > 0); }
   return r;
 }

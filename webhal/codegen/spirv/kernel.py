@@ -203,14 +203,16 @@ class KernelEmitter:
             return self.op(Op.Select, t, is_zero, zero, self.op(Op.UDiv, t, a, safe))
         minus_one = self.op(Op.IEqual, _BOOL, b, self.const(t, -1))
         safe = self.op(Op.Select, t, self.op(Op.LogicalOr, _BOOL, is_zero, minus_one), one, b)
-        r = self.op(Op.SRem, t, a, safe)
+        # r = a - (a / b) * b: Vulkan leaves OpSRem and OpSMod undefined for negative operands
+        # (NVIDIA's driver computes them unsigned: -1 % 3 gives 0); OpSDiv is defined.
+        q = self.op(Op.SDiv, t, a, safe)
+        r = self.op(Op.ISub, t, a, self.op(Op.IMul, t, q, safe))
         negative = self.op(Op.SLessThan, _BOOL, r, zero)
         b_positive = self.op(Op.SGreaterThan, _BOOL, b, zero)
         if not quotient:  # a % 1 is 0 already, as Halide's results for b = 0 and b = -1 are
             up = self.op(Op.Select, t, b_positive, self.op(Op.IAdd, t, r, b),
                          self.op(Op.ISub, t, r, b))
             return self.op(Op.Select, t, negative, up, r)
-        q = self.op(Op.SDiv, t, a, safe)
         step = self.op(Op.Select, t, b_positive, self.const(t, -1), one)
         q = self.op(Op.Select, t, negative, self.op(Op.IAdd, t, q, step), q)
         q = self.op(Op.Select, t, minus_one, self.op(Op.SNegate, t, a), q)

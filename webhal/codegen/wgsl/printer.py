@@ -36,17 +36,20 @@ _COUNTS = {"popcount": "countOneBits", "count_leading_zeros": "countLeadingZeros
 _ATOMICS = {ATOMIC_AND: "atomicAnd", ATOMIC_OR: "atomicOr"}
 _FLOAT_TESTS = {"is_nan": ">", "is_inf": "==", "is_finite": "<"}
 
+# Signed remainders are a - (a / b) * b, never WGSL's `%` of i32: naga prints that as OpSRem,
+# which Vulkan leaves undefined for negative operands, and NVIDIA's driver computes unsigned
+# (-1 % 3 gives 0; gfx-rs/wgpu#8191). Division (OpSDiv) is defined for every sign.
 HELPERS = """\
 fn hl_div_i32(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = a / b;
-  let r = a % b;
+  let r = a - q * b;
   if (r < 0) { return select(q + 1, q - 1, b > 0); }
   return q;
 }
 fn hl_mod_i32(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
-  let r = a % b;
+  let r = a - (a / b) * b;
   if (r < 0) { return select(r - b, r + b, b > 0); }
   return r;
 }
