@@ -126,8 +126,9 @@ class Generator:
     @staticmethod
     def cast(t: str, a: Val, fn: str = "hl.cast") -> Val:
         code = f"{fn}({HL_TYPE[t]}, {a.code})"
-        if t.startswith("float"):
-            return Val(code, t, a.lo, a.hi, a.exact)
+        if t.startswith("float"):  # rounded as the cast rounds: u32 4294967295 is 2**32
+            near = np.float32 if t == "float32" else np.float64
+            return Val(code, t, float(near(a.lo)), float(near(a.hi)), a.exact)
         if a.fits(t):
             return Val(code, t, a.lo, a.hi)
         if fn == "hl.saturating_cast":
@@ -327,16 +328,26 @@ class Generator:
         n = bits(t)
         o = self.pick(["<<", ">>"])
         kind = self.pick(["const", "same", "other"])
+        # a left shift of a 32/64-bit signed value past its range is signed overflow,
+        # undefined in Halide as for `*`: only by a constant, and where the values fit
+        wide_signed = t in ("int32", "int64")
         if kind == "const":
             s = self.rng.randint(0, n - 1)
             code = f"({a.code}) {o} {s}"
+            if wide_signed and o == "<<" and \
+                    self.wrap(t, a.lo * 2**s, a.hi * 2**s, code) is None:
+                return None
         else:
+            if wide_signed and o == "<<":
+                return None
             st = t if kind == "same" else ("u" + t if signed(t) else t[1:])
             raw = self.expr(st, sources, depth - 1)
             # amounts in (-n, n): a remainder keeps them there
             if signed(st):
-                amt = f"(({raw.code}) % {n}) * hl.cast({HL_TYPE[st]}, " \
-                      f"{self.pick([1, -1])})"
+                sign = self.pick([1, -1])
+                if wide_signed and sign == -1:
+                    return None  # (a Euclidean remainder is never negative) a left shift
+                amt = f"(({raw.code}) % {n}) * hl.cast({HL_TYPE[st]}, {sign})"
             else:
                 amt = f"({raw.code}) % {n}"
             code = f"({a.code}) {o} ({amt})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ import pytest
 import webhal
 from tests.halide_peer import require
 
-from .expressions import INT_TYPES, WIDE_TYPES, promote
+from .expressions import INT_TYPES, WIDE_TYPES, Generator, Val, promote
 from .program import generate
 from .run import CPU_TARGETS, GPU_TARGETS, compare, run_halide, run_webhal
 
@@ -91,3 +92,34 @@ def test_programs_are_the_same_in_both_libraries():
                                                         webhal.Target("reference")))
     b = np.asarray(program.build(halide, False).realize(list(program.size)))
     assert a.dtype == b.dtype == np.dtype(program.output_type)
+
+
+def test_casts_to_float_round_the_interval():
+    """uint32 4294967295 as a float32 is 2**32, beyond uint32: a cast back must be clamped
+    (the long run's seed 2848 cast it back plainly, a float-to-int overflow Halide leaves
+    undefined; its constant folding wrapped to 0, webhal saturates)."""
+    v = Generator(0).cast("float32", Val("a", "uint32", 0, 4294967295))
+    assert v.hi == 4294967296.0 and not v.fits("uint32")
+    assert Generator(0).cast("float64", Val("a", "int64", 0, 2**63 - 1)).hi == 2.0**63
+
+
+@pytest.mark.parametrize("t", ["int32", "int64"])
+def test_wide_signed_left_shifts_never_overflow(t):
+    """A left shift of a 32/64-bit signed value that overflows is undefined in Halide (the long
+    run's seeds 3825, 5070 and 6676 shifted int32/int64 values past their range, directly or by
+    a negative amount, and Halide's values followed its own assumptions): only constant left
+    shifts whose values fit, and right shifts by amounts that are never negative."""
+    a = Val("a", t, -50000, 50000)
+    sources = [Val("s", t, -5, 5), Val("u", "u" + t, 0, 9)]
+    made = 0
+    for seed in range(400):
+        v = Generator(seed).shift(t, a, sources, 2)
+        if v is None:
+            continue
+        made += 1
+        const = re.fullmatch(r"\(a\) << (\d+)", v.code)
+        if const:
+            assert 50000 << int(const[1]) < 2 ** (int(t[3:]) - 1), v.code
+            continue
+        assert v.code.startswith("(a) >> ") and not v.code.endswith(", -1))"), v.code
+    assert made > 50
