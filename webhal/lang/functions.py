@@ -196,6 +196,13 @@ def saturating_cast(t: Type, e) -> Expr:
 def lerp(zero_val, one_val, weight) -> Expr:
     """zero_val * (1 - weight) + one_val * weight. For integer values an unsigned integer weight
     spans 0 to its type's max, a float weight 0.0 to 1.0; integer results round to nearest."""
+    if all(isinstance(v, ExprLike | ir.Expr) for v in (zero_val, one_val)):
+        # As Halide: a signed integer constant (hl.cast(hl.Int(16), -32767) is one) takes the
+        # other value's type, wrapping; zero_val first. lerp(i16 constant, i32 x, w) is int32.
+        if isinstance(to_node(zero_val), ir.IntImm):
+            zero_val = cast(to_node(one_val).type, zero_val)
+        if isinstance(to_node(one_val), ir.IntImm):
+            one_val = cast(to_node(zero_val).type, one_val)
     zn, on = match_types(*_operands(zero_val, one_val))
     z0, o0 = to_node(zero_val), to_node(one_val)
     exprs = [isinstance(v, ExprLike | ir.Expr) for v in (zero_val, one_val)]
