@@ -104,6 +104,7 @@ from webhal.lang.output_types import OutputFileType, StmtOutputFormat
 from webhal.lang.param import ImageParam, Param
 from webhal.lang.pipeline import Pipeline
 from webhal.lang.printing import print, print_when  # noqa: A004 - Halide's names
+from webhal.lang.random import random_float, random_int, random_uint
 from webhal.lang.reductions import argmax, argmin, maximum, minimum, product, sum
 from webhal.lang.serialization import (
     deserialize_parameters,

@@ -771,6 +771,15 @@ def test_histogram_like_update_with_a_gpu_consumer(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+def test_random_numbers_in_a_kernel(target, wgpu_adapter):
+    """Halide's random hash (uint32 wrapping arithmetic, reinterpret to float) in a kernel gives
+    the reference's numbers."""
+    f = hl.Func("noise")
+    f[x, y] = (hl.random_float(), hl.random_uint(x - y), hl.random_int())
+    gpu_2d(f, 8, 8)
+    check(f, [W, H], target, kernels=1)
+
+
 def test_rfactor_of_split_rvars_with_tiles_on_the_gpu(target, wgpu_adapter):
     """rfactor over the outer RVars of tiles (lesson 18): each tile's histogram in its own GPU
     block (no two blocks write the same point), partial tiles at the edges, merged on the CPU."""

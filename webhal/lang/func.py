@@ -10,6 +10,7 @@ from webhal.ir.schedule import LoopLevel, MemoryType
 from webhal.ir.types import Int, Type
 from webhal.lang.expr import Expr, ExprLike, binary, to_node
 from webhal.lang.names import check_name, unique_name
+from webhal.lang.random import lower_random
 from webhal.lang.stage import Stage, loop_name
 from webhal.lang.tuple import elements, is_tuple_value
 from webhal.lang.var import Var
@@ -90,6 +91,7 @@ class FuncRef(ExprLike):
                 else:
                     pure.append(Var.implicit(i).node())
             fn.define_pure(pure, ident, user_location())
+            lower_random(fn, 0)
         self._func._define(self._args, op(self, value))
         return _Updated(self._func, self._args)
 
@@ -211,6 +213,7 @@ class Func(Stage):
             likes = fn.types if len(parts) == len(fn.types) else [fn.type] * len(parts)
             fn.define_update(args, [to_node(v) if isinstance(v, ExprLike) else
                                     to_node(v, like=t) for v, t in zip(parts, likes)], where)
+        lower_random(fn, len(fn.definitions) - 1)
 
     # -- queries -------------------------------------------------------------------------------
 
