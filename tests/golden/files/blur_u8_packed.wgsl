@@ -36,6 +36,11 @@ fn hl_pow_f32(x: f32, y: f32) -> f32 {
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }
+fn hl_atan2_f32(y: f32, x: f32) -> f32 {
+  if (y != 0.0f || x != 0.0f) { return atan2(y, x); }
+  let m = select(0.0f, 0x1.921fb6p+1f, (bitcast<u32>(x) & 0x80000000u) != 0u);
+  return select(m, -m, (bitcast<u32>(y) & 0x80000000u) != 0u);
+}
 
 
 @group(0) @binding(0) var<storage, read_write> b_0: array<atomic<u32>>;

@@ -316,6 +316,8 @@ class KernelEmitter:
                 return self.glsl(t, GLSL.Sqrt, *args)
             if name == "pow":
                 return self.through_f32(t, self.pow, *args)
+            if name == "atan2":
+                return self.through_f32(t, self.atan2, *args)
             if name not in _MATH:
                 raise CompileError(f"SPIR-V has no {name}")
             return self.through_f32(t, lambda *xs: self.glsl(F32, _MATH[name], *xs), *args)
@@ -395,6 +397,18 @@ class KernelEmitter:
         of_negative = self.op(Op.Select, F32, integral, signed, nan)
         result = self.op(Op.Select, F32, negative, of_negative, magnitude)
         return self.op(Op.Select, F32, trivial, one, result)
+
+    def atan2(self, y: int, x: int) -> int:
+        """C's atan2f: of two zeros +-0 or +-pi by their signs (GLSL's Atan2 is undefined
+        there: lavapipe gave 3pi/4 for atan2(0, 0))."""
+        zero = self.const(F32, 0.0)
+        zeros = self.op(Op.LogicalAnd, _BOOL, self.op(Op.FOrdEqual, _BOOL, y, zero),
+                        self.op(Op.FOrdEqual, _BOOL, x, zero))
+        sign = lambda v: self.op(Op.SLessThan, _BOOL, self.op(Op.Bitcast, I32, v),  # noqa: E731
+                                 self.const(I32, 0))
+        m = self.op(Op.Select, F32, sign(x), self.const(F32, 3.141592653589793), zero)
+        signed = self.op(Op.Select, F32, sign(y), self.op(Op.FNegate, F32, m), m)
+        return self.op(Op.Select, F32, zeros, signed, self.glsl(F32, GLSL.Atan2, y, x))
 
     # -- statements ----------------------------------------------------------------------------
 

@@ -76,6 +76,11 @@ fn hl_pow_f32(x: f32, y: f32) -> f32 {
   let m = pow(-x, y);
   return select(m, -m, y * 0.5f != trunc(y * 0.5f));
 }
+fn hl_atan2_f32(y: f32, x: f32) -> f32 {
+  if (y != 0.0f || x != 0.0f) { return atan2(y, x); }
+  let m = select(0.0f, 0x1.921fb6p+1f, (bitcast<u32>(x) & 0x80000000u) != 0u);
+  return select(m, -m, (bitcast<u32>(y) & 0x80000000u) != 0u);
+}
 """
 
 
@@ -233,6 +238,8 @@ class KernelPrinter:
                 raise CompileError(f"WGSL has no {name}")
             if name == "pow":  # C's powf: negative bases with integer exponents too
                 return self.through_f32("hl_pow_f32", e.type, *e.args)
+            if name == "atan2":  # C's atan2f of two zeros (+-0 or +-pi), undefined in WGSL
+                return self.through_f32("hl_atan2_f32", e.type, *e.args)
             return f"{name}({', '.join(args)})"
         if name in _BITWISE:
             return f"({args[0]} {_BITWISE[name]} {args[1]})"
