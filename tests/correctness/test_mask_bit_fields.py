@@ -12,9 +12,10 @@ from .conftest import H, W, camera, check, ramp_image
 
 x, y = hl.Var("x"), hl.Var("y")
 SIMD = "wasm-32-wasmrt-wasm_simd128"
+U32 = hl.UInt(32)
 
 
-def _census(image, out_type=hl.UInt(32), radius: int = 2):
+def _census(image, out_type=U32, radius: int = 2):
     """Halide-style census transform over repeat_edge, one bit per neighbour."""
     c = hl.BoundaryConditions.repeat_edge(image)
     offsets = [(dx, dy) for dy in range(-radius, radius + 1) for dx in range(-radius, radius + 1)
