@@ -369,24 +369,25 @@ def _zero(t) -> ir.Expr:
     return ops.const(0, t)
 
 
-def _times(adj: ir.Expr, factor: ir.Expr) -> ir.Expr:
-    """adj * factor, kept inside a select with a zero branch, so 0 * inf is never NaN."""
+def _inside_zero_select(adj: ir.Expr, apply) -> ir.Expr:
+    """apply(adj), kept inside a select with a zero branch, so 0 * inf (or 0 / 0) is never
+    NaN."""
     if isinstance(adj, ir.Select):
         if ops.is_const(adj.true_value, 0):
-            return ir.Select(adj.condition, adj.true_value, _times(adj.false_value, factor))
+            return ir.Select(adj.condition, adj.true_value,
+                             _inside_zero_select(adj.false_value, apply))
         if ops.is_const(adj.false_value, 0):
-            return ir.Select(adj.condition, _times(adj.true_value, factor), adj.false_value)
-    return ops.mul(adj, factor)
+            return ir.Select(adj.condition, _inside_zero_select(adj.true_value, apply),
+                             adj.false_value)
+    return apply(adj)
+
+
+def _times(adj: ir.Expr, factor: ir.Expr) -> ir.Expr:
+    return _inside_zero_select(adj, lambda a: ops.mul(a, factor))
 
 
 def _over(adj: ir.Expr, divisor: ir.Expr) -> ir.Expr:
-    """adj / divisor, kept inside a select with a zero branch (see _times)."""
-    if isinstance(adj, ir.Select):
-        if ops.is_const(adj.true_value, 0):
-            return ir.Select(adj.condition, adj.true_value, _over(adj.false_value, divisor))
-        if ops.is_const(adj.false_value, 0):
-            return ir.Select(adj.condition, _over(adj.true_value, divisor), adj.false_value)
-    return ir.Div(adj, divisor)
+    return _inside_zero_select(adj, lambda a: ir.Div(a, divisor))
 
 
 def _neg(e: ir.Expr) -> ir.Expr:
