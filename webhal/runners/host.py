@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 import time
 
 import llvmlite.binding as llvm
@@ -54,6 +55,22 @@ def thread_pool_size() -> int:
     return ctypes.CFUNCTYPE(ctypes.c_int32)(address)()
 
 
+_NOT_READ = object()
+_hl_num_threads_read: object = _NOT_READ  # HL_NUM_THREADS as the JIT's pool last read it
+
+
+def follow_hl_num_threads() -> None:
+    """The native pool reads HL_NUM_THREADS once, as Halide's does; in a Python session that
+    changes it between calls, the JIT's pool reads it again before the next call."""
+    global _hl_num_threads_read
+    rt.check_num_threads()
+    text = os.environ.get("HL_NUM_THREADS")
+    if text != _hl_num_threads_read:
+        address = _register_runtime().get_function_address("webhal_thread_pool_reread_default")
+        ctypes.CFUNCTYPE(None)(address)()
+        _hl_num_threads_read = text
+
+
 def scalar_ctype(t: Type):
     if t.is_float() and t.bits == 16:
         return ctypes.c_uint16  # passed as its bits
@@ -89,7 +106,7 @@ class HostPipeline:
                     outputs.append(hb)
             else:
                 args.append(v)
-        rt.check_num_threads()
+        follow_hl_num_threads()
         rt.begin_call()
         rt.current_gpu.runtime = self.gpu
         start = time.perf_counter()

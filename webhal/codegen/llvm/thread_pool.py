@@ -12,7 +12,7 @@ meanwhile) runs its tasks in order on its own thread. The first failing task's c
 tasks not yet claimed are then skipped.
 
 Threads: halide_set_num_threads(n) if called, else HL_NUM_THREADS, else one per core
-(sysconf); the pool starts workers when first needed and keeps them. pthread_mutex_t and
+(sysconf), the last two read once; the pool starts workers when first needed and keeps them. pthread_mutex_t and
 pthread_cond_t are zero-initialized storage (glibc's and musl's static initializers are all
 zeros), 64 bytes each, more than either library needs.
 """
@@ -36,6 +36,7 @@ class _Pool:
         self.workers, self.generation, self.active, self.open, self.busy, self.requested = (
             self._global(n, I32) for n in ("workers", "generation", "active", "open", "busy",
                                            "requested"))
+        self.default = self._global("default", I32)  # HL_NUM_THREADS or the cores; 0: not read
         self.task, self.closure, self.uc = (self._global(n, PTR) for n in ("task", "closure",
                                                                             "uc"))
         self.next, self.end, self.result = (self._global(n, I32) for n in ("next", "end",
@@ -186,21 +187,29 @@ def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
 
 
 def _threads_wanted(p: _Pool) -> ll.Function:
-    """halide_set_num_threads's value, else HL_NUM_THREADS, else the number of cores."""
+    """halide_set_num_threads's value, else HL_NUM_THREADS, else the number of cores: the last
+    two read once, when first needed, as Halide's pool does. (Counting cores is not cheap: under
+    Emscripten in Node it is os.cpus(), tens of microseconds, which every short job paid.)"""
     fn = ll.Function(p.m, ll.FunctionType(I32, []), name="webhal.pool.threads_wanted")
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     requested = _ld(b, p.requested)
     with b.if_then(b.icmp_signed(">", requested, ll.Constant(I32, 0))):
         b.ret(requested)
+    known = _ld(b, p.default)
+    with b.if_then(b.icmp_signed(">", known, ll.Constant(I32, 0)), likely=True):
+        b.ret(known)
     text = b.call(p.getenv, [p.string("webhal.pool.env", "HL_NUM_THREADS")])
     with b.if_then(b.icmp_unsigned("!=", text, ll.Constant(PTR, None))):
         n = b.call(p.atoi, [text])
         with b.if_then(b.icmp_signed(">", n, ll.Constant(I32, 0))):
+            b.store(n, p.default)
             b.ret(n)
     cores = b.call(p.sysconf, [ll.Constant(I32, SC_NPROCESSORS_ONLN)])
     cores = b.trunc(cores, I32) if cores.type != I32 else cores
-    b.ret(b.select(b.icmp_signed(">", cores, ll.Constant(I32, 0)), cores, ll.Constant(I32, 1)))
+    cores = b.select(b.icmp_signed(">", cores, ll.Constant(I32, 0)), cores, ll.Constant(I32, 1))
+    b.store(cores, p.default)
+    b.ret(cores)
     return fn
 
 
@@ -233,8 +242,8 @@ def serial_par_for(m: ll.Module, name: str = "halide_do_par_for",
 
 
 def build(m: ll.Module, size_t: ll.IntType) -> None:
-    """Add halide_do_par_for (weak, like the rest of the runtime), halide_set_num_threads and
-    webhal_thread_pool_size."""
+    """Add halide_do_par_for (weak, like the rest of the runtime), halide_set_num_threads,
+    webhal_thread_pool_size and webhal_thread_pool_reread_default."""
     p = _Pool(m, size_t)
     claim = _claim(p)
     worker = _worker(p, claim)
@@ -244,6 +253,13 @@ def build(m: ll.Module, size_t: ll.IntType) -> None:
     pool_size.linkage = "weak"  # threads a job can use now: the workers started plus the caller
     b = ll.IRBuilder(pool_size.append_basic_block("entry"))
     b.ret(b.add(_ld(b, p.workers), ll.Constant(I32, 1)))
+
+    forget = ll.Function(m, ll.FunctionType(ll.VoidType(), []),
+                         name="webhal_thread_pool_reread_default")
+    forget.linkage = "weak"  # the host JIT's: a Python session may change HL_NUM_THREADS
+    b = ll.IRBuilder(forget.append_basic_block("entry"))
+    b.store(ll.Constant(I32, 0), p.default)
+    b.ret_void()
 
     setter = ll.Function(m, ll.FunctionType(I32, [I32]), name="halide_set_num_threads")
     setter.linkage = "weak"
