@@ -9,8 +9,8 @@
 	.functype	halide_error_access_out_of_bounds (i32, i32, i32, i32, i32, i32, i32) -> (i32)
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
 	.functype	halide_malloc (i32, i32) -> (i32)
-	.functype	halide_free (i32, i32) -> ()
 	.functype	halide_error_out_of_memory (i32) -> (i32)
+	.functype	halide_free (i32, i32) -> ()
 	.functype	halide_do_par_for (i32, i32, i32, i32, i32) -> (i32)
 	.section	.text.blur_u16,"",@
 	.globl	blur_u16
@@ -453,335 +453,335 @@ blur_u16:
 	.type	blur_u16.par_for.1,@function
 blur_u16.par_for.1:
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	global.get	__stack_pointer
+	local.tee	3
+	local.set	4
+	local.get	2
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.get	2
+	i32.const	4
+	i32.add 
+	i32.load	0
+	local.tee	5
+	i32.sub 
+	local.tee	6
+	i32.const	-7
+	i32.add 
+	local.tee	7
+	i32.const	31
+	i32.shr_s
+	local.get	7
+	i32.and 
+	local.tee	8
+	local.get	5
+	i32.add 
+	local.tee	9
+	local.get	6
+	i32.const	8
+	i32.add 
+	local.tee	10
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	6
+	local.get	7
+	local.get	6
+	local.get	7
+	i32.lt_s
+	i32.select
+	local.tee	11
+	local.get	8
+	i32.sub 
+	local.tee	6
+	i32.const	15
+	i32.add 
+	i32.const	-8
+	i32.and 
+	i32.const	-8
+	i32.add 
+	local.tee	8
+	local.get	6
+	local.get	8
+	local.get	6
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	12
+	local.get	5
+	local.get	11
+	i32.add 
+	i32.const	7
+	i32.add 
+	local.tee	8
+	local.get	12
+	local.get	8
+	i32.gt_s
+	i32.select
+	local.tee	13
+	local.get	6
+	i32.const	31
+	i32.shr_s
+	local.get	6
+	i32.and 
+	local.get	9
+	i32.add 
+	local.tee	6
+	local.get	9
+	local.get	6
+	local.get	9
+	i32.lt_s
+	i32.select
+	local.tee	14
+	i32.sub 
+	i32.const	1
+	i32.add 
+	local.tee	15
+	i32.const	10
+	i32.mul 
+	local.tee	16
+	i32.const	1
+	local.get	16
+	i32.const	1
+	i32.gt_s
+	i32.select
+	i32.const	1
+	i32.shl 
+	local.set	11
 	local.get	2
 	i32.const	8
 	i32.add 
 	i32.load	0
-	local.set	3
+	local.set	6
 	local.get	2
 	i32.const	20
 	i32.add 
 	i32.load	0
-	local.set	4
+	local.set	12
 	local.get	2
 	i32.const	36
 	i32.add 
 	i32.load	0
-	local.set	5
+	local.set	17
 	local.get	2
 	i32.const	32
 	i32.add 
 	i32.load	0
-	local.set	6
+	local.set	18
 	local.get	2
 	i32.const	28
 	i32.add 
 	i32.load	0
-	local.set	7
+	local.set	19
 	local.get	2
 	i32.const	24
 	i32.add 
 	i32.load	0
-	local.set	8
+	local.set	20
 	local.get	2
 	i32.const	12
 	i32.add 
 	i32.load	0
-	local.set	9
+	local.set	21
 	local.get	2
 	i32.load	0
-	local.set	10
+	local.set	22
+	local.get	3
+	local.set	23
 	block   	
-	local.get	0
-	local.get	2
-	i32.const	16
-	i32.add 
-	i32.load	0
-	local.get	2
-	i32.const	4
-	i32.add 
-	i32.load	0
-	local.tee	11
-	i32.sub 
-	local.tee	2
-	i32.const	-7
-	i32.add 
-	local.tee	12
-	i32.const	31
-	i32.shr_s
-	local.get	12
-	i32.and 
-	local.tee	13
+	block   	
+	block   	
+	local.get	16
+	i32.const	8192
+	i32.gt_s
+	br_if   	0
+	local.get	3
 	local.get	11
-	i32.add 
-	local.tee	14
-	local.get	2
-	i32.const	8
-	i32.add 
-	local.tee	15
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	2
-	local.get	12
-	local.get	2
-	local.get	12
-	i32.lt_s
-	i32.select
-	local.tee	2
-	local.get	13
-	i32.sub 
-	local.tee	16
 	i32.const	15
 	i32.add 
-	i32.const	-8
+	i32.const	-16
 	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	13
-	local.get	16
-	local.get	13
-	local.get	16
-	i32.lt_s
-	i32.select
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	13
-	local.get	11
-	local.get	2
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	17
-	local.get	13
-	local.get	17
-	i32.gt_s
-	i32.select
-	local.get	16
-	i32.const	31
-	i32.shr_s
-	local.get	16
-	i32.and 
-	local.get	14
-	i32.add 
-	local.tee	2
-	local.get	14
-	local.get	2
-	local.get	14
-	i32.lt_s
-	i32.select
-	local.tee	18
 	i32.sub 
-	i32.const	1
-	i32.add 
-	local.tee	19
-	i32.const	10
-	i32.mul 
-	local.tee	2
-	i32.const	1
-	local.get	2
-	i32.const	1
-	i32.gt_s
-	i32.select
-	i32.const	1
-	i32.shl 
-	call	halide_malloc
-	local.tee	20
-	br_if   	0
-	local.get	0
-	call	halide_error_out_of_memory
-	return
+	local.tee	24
+	global.set	__stack_pointer
+	br      	1
 .LBB1_2:
 	end_block
-	local.get	15
+	local.get	0
+	local.get	11
+	call	halide_malloc
+	local.tee	24
+	i32.eqz
+	br_if   	1
+.LBB1_3:
+	end_block
+	local.get	10
 	i32.const	3
 	i32.shr_s
-	local.set	21
+	local.set	25
 	block   	
 	local.get	1
 	i32.const	3
 	i32.shl 
 	local.tee	2
-	local.get	4
-	local.get	3
+	local.get	12
+	local.get	6
 	i32.sub 
 	i32.const	-7
 	i32.add 
-	local.tee	13
+	local.tee	3
 	local.get	2
-	local.get	13
+	local.get	3
 	i32.lt_s
 	i32.select
-	local.tee	22
-	local.get	3
+	local.tee	26
+	local.get	6
 	i32.add 
-	local.tee	23
+	local.tee	27
 	i32.const	2147483637
 	i32.gt_s
 	br_if   	0
-	local.get	23
+	local.get	27
 	i32.const	10
 	i32.add 
-	local.set	24
+	local.set	28
 	block   	
-	local.get	17
-	local.get	14
+	local.get	8
+	local.get	9
 	i32.sub 
-	local.tee	13
+	local.tee	3
 	i32.const	8
 	i32.add 
-	local.tee	15
+	local.tee	12
 	i32.const	3
 	i32.shr_s
 	local.tee	2
 	local.get	2
-	local.get	13
+	local.get	3
 	i32.const	-7
 	i32.add 
-	local.tee	1
+	local.tee	8
 	i32.const	3
 	i32.shr_s
 	i32.const	1
 	i32.add 
-	local.tee	13
+	local.tee	3
 	local.get	2
-	local.get	13
+	local.get	3
 	i32.lt_s
 	i32.select
-	local.tee	4
+	local.tee	11
 	local.get	2
-	local.get	15
+	local.get	12
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	13
-	local.get	4
-	local.get	13
+	local.tee	3
+	local.get	11
+	local.get	3
 	i32.gt_s
 	i32.select
-	local.tee	25
+	local.tee	1
 	i32.le_s
 	br_if   	0
-	local.get	20
-	local.get	14
-	local.get	13
+	local.get	24
+	local.get	9
+	local.get	3
 	i32.const	3
 	i32.shl 
 	i32.add 
-	local.tee	26
-	local.get	18
-	i32.sub 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	27
+	local.tee	12
 	local.get	14
-	local.get	16
-	local.get	15
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	15
-	local.get	16
-	local.get	15
-	i32.lt_s
-	i32.select
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	15
-	local.get	17
-	local.get	15
-	local.get	17
-	i32.gt_s
-	i32.select
-	local.get	18
 	i32.sub 
 	i32.const	1
 	i32.shl 
-	i32.const	2
 	i32.add 
-	local.set	28
-	local.get	8
-	local.get	5
-	local.get	22
-	local.get	3
-	i32.add 
+	local.set	10
+	local.get	20
+	local.get	17
+	local.get	26
 	local.get	6
+	i32.add 
+	local.get	18
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.get	26
-	local.get	7
+	local.get	12
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
 	i32.add 
-	local.set	26
-	local.get	25
+	local.set	29
+	local.get	1
 	i32.const	3
 	i32.shl 
-	local.set	29
-	local.get	2
-	local.get	25
-	i32.sub 
 	local.set	30
-	local.get	5
+	local.get	2
+	local.get	1
+	i32.sub 
+	local.set	31
+	local.get	17
 	i32.const	1
 	i32.shl 
-	local.set	31
-	local.get	25
-	local.get	13
-	i32.sub 
 	local.set	32
-	local.get	4
+	local.get	15
+	i32.const	1
+	i32.shl 
+	local.set	33
+	local.get	1
+	local.get	3
+	i32.sub 
+	local.set	34
+	local.get	11
 	i32.const	0
 	i32.gt_s
-	local.set	33
-	local.get	23
-	local.set	25
-.LBB1_5:
-	loop    	
-	local.get	25
-	local.get	6
-	i32.sub 
-	local.get	5
-	i32.mul 
-	local.set	15
-	block   	
-	block   	
-	local.get	33
-	br_if   	0
-	local.get	25
-	local.get	23
-	i32.sub 
-	local.get	19
-	i32.mul 
-	local.set	4
-	br      	1
-.LBB1_7:
-	end_block
-	local.get	25
-	local.get	23
-	i32.sub 
-	local.get	19
-	i32.mul 
-	local.set	4
-	local.get	26
-	local.set	2
+	local.set	35
 	local.get	27
-	local.set	3
-	local.get	32
-	local.set	13
-.LBB1_8:
+	local.set	1
+.LBB1_6:
 	loop    	
-	local.get	3
+	local.get	1
+	local.get	18
+	i32.sub 
+	local.get	17
+	i32.mul 
+	local.set	12
+	block   	
+	block   	
+	local.get	35
+	br_if   	0
+	local.get	1
+	local.get	27
+	i32.sub 
+	local.get	15
+	i32.mul 
+	local.set	11
+	br      	1
+.LBB1_8:
+	end_block
+	local.get	1
+	local.get	27
+	i32.sub 
+	local.get	15
+	i32.mul 
+	local.set	11
+	local.get	29
+	local.set	2
+	local.get	10
+	local.set	6
+	local.get	34
+	local.set	3
+.LBB1_9:
+	loop    	
+	local.get	6
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -794,16 +794,16 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	34
+	local.tee	36
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	35
+	local.tee	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	34
+	local.get	36
 	i32x4.extend_high_i16x8_u
-	local.get	35
+	local.get	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -813,80 +813,80 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	3
+	local.get	6
 	i32.const	16
 	i32.add 
-	local.set	3
-	local.get	13
+	local.set	6
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	13
+	local.tee	3
 	br_if   	0
-.LBB1_9:
+.LBB1_10:
 	end_loop
 	end_block
+	local.get	24
+	local.get	11
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	11
 	local.get	20
-	local.get	4
+	local.get	12
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	4
-	local.get	8
-	local.get	15
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	15
-	local.get	29
-	local.set	2
+	local.set	12
 	local.get	30
-	local.set	13
-.LBB1_10:
+	local.set	2
+	local.get	31
+	local.set	3
+.LBB1_11:
 	loop    	
-	local.get	4
+	local.get	11
 	local.get	2
-	local.get	1
+	local.get	8
 	local.get	2
-	local.get	1
+	local.get	8
 	i32.lt_s
 	i32.select
+	local.get	9
+	i32.add 
+	local.tee	6
 	local.get	14
-	i32.add 
-	local.tee	3
-	local.get	18
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	15
-	local.get	3
-	local.get	7
+	local.get	12
+	local.get	6
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	3
+	local.tee	6
 	i32.const	2
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	3
+	local.get	6
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	3
+	local.get	6
 	i32.const	4
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	34
+	local.tee	36
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	35
+	local.tee	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	34
+	local.get	36
 	i32x4.extend_high_i16x8_u
-	local.get	35
+	local.get	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -896,113 +896,89 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	13
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	13
+	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	26
-	local.get	31
+	local.get	29
+	local.get	32
 	i32.add 
-	local.set	26
-	local.get	27
-	local.get	28
+	local.set	29
+	local.get	10
+	local.get	33
 	i32.add 
-	local.set	27
-	local.get	25
+	local.set	10
+	local.get	1
 	i32.const	1
 	i32.add 
-	local.tee	25
-	local.get	24
+	local.tee	1
+	local.get	28
 	i32.ne  
 	br_if   	0
 	br      	2
-.LBB1_12:
+.LBB1_13:
 	end_loop
 	end_block
-	local.get	4
+	local.get	11
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	20
-	local.get	14
-	local.get	13
+	local.get	24
+	local.get	9
+	local.get	3
 	i32.const	3
 	i32.shl 
 	i32.add 
 	local.tee	2
-	local.get	18
-	i32.sub 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	1
 	local.get	14
-	local.get	16
-	local.get	15
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	4
-	local.get	16
-	local.get	4
-	i32.lt_s
-	i32.select
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	4
-	local.get	17
-	local.get	4
-	local.get	17
-	i32.gt_s
-	i32.select
-	local.get	18
 	i32.sub 
 	i32.const	1
 	i32.shl 
-	i32.const	2
 	i32.add 
-	local.set	15
-	local.get	8
-	local.get	5
-	local.get	22
-	local.get	3
-	i32.add 
+	local.set	8
+	local.get	20
+	local.get	17
+	local.get	26
 	local.get	6
+	i32.add 
+	local.get	18
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
-	local.get	7
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
 	i32.add 
-	local.set	4
-	local.get	5
+	local.set	11
+	local.get	17
 	i32.const	1
 	i32.shl 
-	local.set	7
-	local.get	25
-	local.get	13
-	i32.sub 
-	local.set	25
-.LBB1_14:
-	loop    	
-	local.get	4
-	local.set	2
+	local.set	12
+	local.get	15
+	i32.const	1
+	i32.shl 
+	local.set	9
 	local.get	1
-	local.set	3
-	local.get	25
-	local.set	13
+	local.get	3
+	i32.sub 
+	local.set	19
 .LBB1_15:
 	loop    	
-	local.get	3
+	local.get	11
+	local.set	2
+	local.get	8
+	local.set	6
+	local.get	19
+	local.set	3
+.LBB1_16:
+	loop    	
+	local.get	6
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -1015,16 +991,16 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	34
+	local.tee	36
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	35
+	local.tee	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	34
+	local.get	36
 	i32x4.extend_high_i16x8_u
-	local.get	35
+	local.get	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -1034,207 +1010,180 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	3
+	local.get	6
 	i32.const	16
 	i32.add 
-	local.set	3
-	local.get	13
+	local.set	6
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	13
+	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	4
-	local.get	7
+	local.get	11
+	local.get	12
 	i32.add 
-	local.set	4
-	local.get	1
-	local.get	15
+	local.set	11
+	local.get	8
+	local.get	9
 	i32.add 
-	local.set	1
-	local.get	23
+	local.set	8
+	local.get	27
 	i32.const	1
 	i32.add 
-	local.tee	23
-	local.get	24
+	local.tee	27
+	local.get	28
 	i32.ne  
 	br_if   	0
-.LBB1_17:
+.LBB1_18:
 	end_loop
 	end_block
-	local.get	21
-	local.get	21
-	local.get	12
+	local.get	25
+	local.get	25
+	local.get	7
 	i32.const	3
 	i32.shr_s
 	i32.const	1
 	i32.add 
 	local.tee	2
-	local.get	21
+	local.get	25
 	local.get	2
 	i32.lt_s
 	i32.select
-	local.tee	5
-	local.get	21
+	local.tee	17
+	local.get	25
 	i32.const	31
 	i32.shr_s
-	local.get	21
+	local.get	25
 	i32.and 
 	local.tee	2
-	local.get	5
+	local.get	17
 	local.get	2
 	i32.gt_s
 	i32.select
-	local.tee	24
+	local.tee	28
 	i32.sub 
-	local.set	28
-	local.get	24
+	local.set	31
+	local.get	28
 	i32.const	3
 	i32.shl 
-	local.set	29
-	local.get	24
+	local.set	32
+	local.get	28
 	local.get	2
 	i32.sub 
-	local.set	6
-	local.get	20
+	local.set	18
+	local.get	22
+	local.get	21
+	local.get	26
+	i32.mul 
+	i32.const	1
+	i32.shl 
 	local.get	2
 	i32.const	4
 	i32.shl 
 	local.tee	2
-	local.get	11
+	i32.add 
+	i32.add 
+	local.set	19
+	local.get	24
+	local.get	2
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	13
-	local.get	18
-	i32.const	1
-	i32.shl 
-	i32.sub 
-	i32.add 
-	local.set	7
+	local.tee	6
 	local.get	14
-	local.get	16
-	local.get	16
-	i32.const	15
-	i32.add 
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	3
-	local.get	16
-	local.get	3
-	i32.lt_s
-	i32.select
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	3
-	local.get	17
-	local.get	3
-	local.get	17
-	i32.gt_s
-	i32.select
-	local.tee	3
-	local.get	18
-	i32.sub 
 	i32.const	1
 	i32.shl 
+	i32.sub 
+	i32.add 
+	local.set	1
+	local.get	2
+	local.get	5
+	local.get	13
+	i32.add 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.get	14
+	i32.const	2
+	i32.shl 
+	i32.sub 
+	local.get	24
+	i32.add 
 	i32.const	2
 	i32.add 
-	local.set	25
+	local.set	10
+	local.get	6
 	local.get	13
-	local.get	3
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	18
+	local.get	14
 	i32.const	6
 	i32.mul 
 	i32.sub 
-	local.get	20
+	local.get	24
 	i32.add 
 	i32.const	4
 	i32.add 
+	local.set	29
+	local.get	21
+	i32.const	1
+	i32.shl 
+	local.set	20
+	local.get	15
+	i32.const	1
+	i32.shl 
 	local.set	27
-	local.get	2
-	local.get	11
-	local.get	3
-	i32.add 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.get	18
-	i32.const	2
-	i32.shl 
-	i32.sub 
-	local.get	20
-	i32.add 
-	i32.const	2
-	i32.add 
-	local.set	26
-	local.get	10
-	local.get	9
-	local.get	22
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	local.get	2
-	i32.add 
-	i32.add 
-	local.set	23
-	local.get	9
-	i32.const	1
-	i32.shl 
-	local.set	8
-	local.get	20
-	local.get	11
-	local.get	18
-	i32.sub 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	14
-	i32.const	0
-	local.set	18
-.LBB1_18:
-	loop    	
-	local.get	6
-	local.set	4
-	local.get	23
-	local.set	2
-	local.get	27
-	local.set	3
-	local.get	26
-	local.set	13
-	local.get	7
-	local.set	1
-	block   	
+	local.get	24
 	local.get	5
+	local.get	14
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.set	9
+	i32.const	0
+	local.set	14
+.LBB1_19:
+	loop    	
+	local.get	18
+	local.set	11
+	local.get	19
+	local.set	2
+	local.get	29
+	local.set	6
+	local.get	10
+	local.set	3
+	local.get	1
+	local.set	8
+	block   	
+	local.get	17
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-.LBB1_19:
+.LBB1_20:
 	loop    	
 	local.get	2
-	local.get	13
-	v128.load	0:p2align=1
-	local.get	1
-	v128.load	0:p2align=1
-	i16x8.add
 	local.get	3
 	v128.load	0:p2align=1
+	local.get	8
+	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	34
+	local.get	6
+	v128.load	0:p2align=1
+	i16x8.add
+	local.tee	36
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	35
+	local.tee	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	34
+	local.get	36
 	i32x4.extend_high_i16x8_u
-	local.get	35
+	local.get	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -1244,116 +1193,116 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
+	local.get	6
+	i32.const	16
+	i32.add 
+	local.set	6
 	local.get	3
 	i32.const	16
 	i32.add 
 	local.set	3
-	local.get	13
+	local.get	8
 	i32.const	16
 	i32.add 
-	local.set	13
-	local.get	1
-	i32.const	16
-	i32.add 
-	local.set	1
-	local.get	4
+	local.set	8
+	local.get	11
 	i32.const	-1
 	i32.add 
-	local.tee	4
+	local.tee	11
 	br_if   	0
-.LBB1_20:
+.LBB1_21:
 	end_loop
 	end_block
 	block   	
 	block   	
-	local.get	21
-	local.get	24
+	local.get	25
+	local.get	28
 	i32.gt_s
 	br_if   	0
-	local.get	18
+	local.get	14
 	i32.const	1
 	i32.add 
-	local.set	18
+	local.set	14
 	br      	1
-.LBB1_22:
+.LBB1_23:
 	end_block
-	local.get	10
-	local.get	18
 	local.get	22
+	local.get	14
+	local.get	26
 	i32.add 
-	local.get	9
+	local.get	21
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	1
-	local.get	18
-	local.get	19
+	local.set	8
+	local.get	14
+	local.get	15
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	4
-	local.get	18
+	local.set	11
+	local.get	14
 	i32.const	1
 	i32.add 
-	local.tee	16
-	local.get	19
+	local.tee	30
+	local.get	15
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	15
-	local.get	18
+	local.set	12
+	local.get	14
 	i32.const	2
 	i32.add 
-	local.get	19
+	local.get	15
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	18
-	local.get	28
-	local.set	13
-	local.get	29
+	local.set	14
+	local.get	31
+	local.set	3
+	local.get	32
 	local.set	2
-.LBB1_23:
+.LBB1_24:
 	loop    	
-	local.get	1
+	local.get	8
 	local.get	2
-	local.get	12
+	local.get	7
 	local.get	2
-	local.get	12
+	local.get	7
 	i32.lt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	3
+	local.tee	6
 	i32.add 
+	local.get	9
+	local.get	6
+	i32.add 
+	local.tee	6
+	local.get	12
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	6
+	local.get	11
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	6
 	local.get	14
-	local.get	3
-	i32.add 
-	local.tee	3
-	local.get	15
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	3
-	local.get	4
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	3
-	local.get	18
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	34
+	local.tee	36
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	35
+	local.tee	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	34
+	local.get	36
 	i32x4.extend_high_i16x8_u
-	local.get	35
+	local.get	37
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -1363,41 +1312,61 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	13
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	13
+	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	16
-	local.set	18
-.LBB1_25:
+	local.get	30
+	local.set	14
+.LBB1_26:
 	end_block
-	local.get	23
-	local.get	8
+	local.get	19
+	local.get	20
 	i32.add 
-	local.set	23
+	local.set	19
+	local.get	29
 	local.get	27
-	local.get	25
 	i32.add 
-	local.set	27
-	local.get	26
-	local.get	25
+	local.set	29
+	local.get	10
+	local.get	27
 	i32.add 
-	local.set	26
-	local.get	7
-	local.get	25
+	local.set	10
+	local.get	1
+	local.get	27
 	i32.add 
-	local.set	7
-	local.get	18
+	local.set	1
+	local.get	14
 	i32.const	8
 	i32.ne  
 	br_if   	0
 	end_loop
+	block   	
+	local.get	16
+	i32.const	8192
+	i32.le_s
+	br_if   	0
 	local.get	0
-	local.get	20
+	local.get	24
 	call	halide_free
+.LBB1_29:
+	end_block
+	local.get	23
+	drop
+	local.get	4
+	global.set	__stack_pointer
 	i32.const	0
+	return
+.LBB1_30:
+	end_block
+	local.get	0
+	call	halide_error_out_of_memory
+	local.set	2
+	local.get	4
+	global.set	__stack_pointer
+	local.get	2
 	end_function
 
 	.type	.L.str.0,@object

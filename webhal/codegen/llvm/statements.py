@@ -1,5 +1,5 @@
 """Statements to LLVM IR: loops (parallel ones outlined into tasks for halide_do_par_for),
-lets, allocations (stack when small and constant, else halide_malloc/halide_free), assertions
+lets, allocations (stack when small, else halide_malloc/halide_free), assertions
 that return the runtime's error code, and stores."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from llvmlite import ir as ll
 
 from webhal import abi
 from webhal.codegen.llvm.expressions import ExprCodegen
-from webhal.codegen.llvm.types import I32, PTR, abi_type, memory_type
+from webhal.codegen.llvm.types import I8, I32, PTR, abi_type, memory_type
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -16,7 +16,7 @@ from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType
 from webhal.ir.visitor import walk
 
-STACK_LIMIT = 16 * 1024  # bytes: constant-size allocations up to this live on the stack
+STACK_LIMIT = 16 * 1024  # bytes: allocations up to this live on the stack
 
 
 def opaque(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
@@ -34,6 +34,9 @@ class StmtCodegen(ExprCodegen):
         self.function: ll.Function | None = None
         self.entry_block: ll.Block | None = None
         self.task_count = 0
+        # Whether a run-time-sized allocation is on the stack now: nested ones go to the heap,
+        # so such allocations take at most STACK_LIMIT of a (small) pthread stack in all.
+        self.runtime_stack_in_use = False
 
     def stmt(self, s: st.Stmt) -> None:
         method = getattr(self, "_s_" + type(s).__name__, None)
@@ -120,14 +123,52 @@ class StmtCodegen(ExprCodegen):
         if self.size_t.width > 32:
             count = b.zext(count, self.size_t)
         nbytes = b.mul(count, ll.Constant(self.size_t, s.type.bytes))
+        if size is None and not self.runtime_stack_in_use:
+            self.allocate_small_on_stack(s, nbytes)
+            return
+        ptr = self.heap_allocate(s.name, nbytes)
+        self.bind(s.name, ptr, lambda: self.stmt(s.body))
+        self.heap_free(ptr)
+
+    def allocate_small_on_stack(self, s, nbytes) -> None:
+        """A run-time size: on the stack when it comes to STACK_LIMIT or less, released when
+        the body is done (a row buffer of a tile in a parallel loop, say: a malloc and a free
+        for each task cost more than a small task's work, and contend for malloc's lock)."""
+        b = self.builder
+        small = b.icmp_unsigned("<=", nbytes, ll.Constant(self.size_t, STACK_LIMIT))
+        saved = b.call(self.declare("llvm.stacksave.p0", PTR, []), [])
+        with b.if_else(small) as (on_stack, on_heap):
+            with on_stack:
+                stack_ptr = b.alloca(I8, nbytes)
+                stack_ptr.align = 16
+                stack_block = b.block
+            with on_heap:
+                heap_ptr = self.heap_allocate(s.name, nbytes)
+                heap_block = b.block
+        ptr = b.phi(PTR, name=s.name)
+        ptr.add_incoming(stack_ptr, stack_block)
+        ptr.add_incoming(heap_ptr, heap_block)
+        self.runtime_stack_in_use = True
+        try:
+            self.bind(s.name, ptr, lambda: self.stmt(s.body))
+        finally:
+            self.runtime_stack_in_use = False
+        with b.if_then(b.not_(small)):
+            self.heap_free(ptr)
+        b.call(self.declare("llvm.stackrestore.p0", ll.VoidType(), [PTR]), [saved])
+
+    def heap_allocate(self, name: str, nbytes) -> ll.Value:
+        """halide_malloc(nbytes), returning halide_error_out_of_memory's code when it fails."""
+        b = self.builder
         malloc = self.declare("halide_malloc", PTR, [PTR, self.size_t])
-        free = self.declare("halide_free", ll.VoidType(), [PTR, PTR])
-        ptr = b.call(malloc, [self.user_context, nbytes], name=s.name)
-        failed = b.icmp_unsigned("==", ptr, ll.Constant(PTR, None))
-        with b.if_then(failed, likely=False):
+        ptr = b.call(malloc, [self.user_context, nbytes], name=name)
+        with b.if_then(b.icmp_unsigned("==", ptr, ll.Constant(PTR, None)), likely=False):
             oom = self.declare("halide_error_out_of_memory", I32, [PTR])
             b.ret(b.call(oom, [self.user_context]))
-        self.bind(s.name, ptr, lambda: self.stmt(s.body))
+        return ptr
+
+    def heap_free(self, ptr) -> None:
+        free = self.declare("halide_free", ll.VoidType(), [PTR, PTR])
         self.builder.call(free, [self.user_context, ptr])
 
     def _s_GPULaunch(self, s):

@@ -12,9 +12,9 @@ meanwhile) runs its tasks in order on its own thread. The first failing task's c
 tasks not yet claimed are then skipped.
 
 Threads: halide_set_num_threads(n) if called, else HL_NUM_THREADS, else one per core
-(sysconf), the last two read once; the pool starts workers when first needed and keeps them. pthread_mutex_t and
-pthread_cond_t are zero-initialized storage (glibc's and musl's static initializers are all
-zeros), 64 bytes each, more than either library needs.
+(sysconf), the last two read once; the pool starts workers when first needed and keeps them.
+pthread_mutex_t and pthread_cond_t are zero-initialized storage (glibc's and musl's static
+initializers are all zeros), 64 bytes each, more than either library needs.
 """
 
 from __future__ import annotations
