@@ -334,8 +334,7 @@ def test_casts_of_expressions_narrow_and_widen(target, wgpu_adapter):
 
 
 def test_lerp_32_bit_with_a_constant_end_weight(target, wgpu_adapter):
-    """A 32-bit lerp needs 64-bit arithmetic, which WGSL lacks, unless its weight is a
-    constant 0 or max (Halide's simplifier folds those too, so the schedule runs there)."""
+    """A constant weight of 0 or max folds to one end (as Halide's simplifier folds it)."""
     A = hl.Buffer(ramp_image(np.int32, seed=20) // 4, "a")
     B = hl.Buffer(ramp_image(np.int32, seed=21) // 4, "b")
     f, g = hl.Func("lerp_zero"), hl.Func("lerp_max")
@@ -344,6 +343,52 @@ def test_lerp_32_bit_with_a_constant_end_weight(target, wgpu_adapter):
     gpu_2d(f)
     gpu_2d(g)
     check(hl.Pipeline([f, g]), [W, H], target, kernels=2)
+
+
+def lerp_edge_cases(dtype, wdtype, seed: int) -> tuple[np.ndarray, ...]:
+    """Every pairing of edge values (0, 1, max, max - 1, min, min + 1, around 2^16 and 2^31)
+    and a few random ones, each under edge weights (0, 1, max, max - 1, around half) and random
+    ones: the three flat input arrays of a 1-D lerp."""
+    rng = np.random.default_rng(seed)
+    info, winfo = np.iinfo(dtype), np.iinfo(wdtype)
+    edges = {0, 1, info.max, info.max - 1, info.min, info.min + 1, 0xFFFF, 0x10000,
+             info.max // 2, info.max // 2 + 1, -1 if info.min else 2}
+    values = sorted(edges | {int(v) for v in rng.integers(info.min, info.max, 6, endpoint=True)})
+    weights = sorted({0, 1, 2, winfo.max, winfo.max - 1, winfo.max // 2, winfo.max // 2 + 1} |
+                     {int(v) for v in rng.integers(0, winfo.max, 5, endpoint=True)})
+    z, o, w = np.meshgrid(values, values, weights, indexing="ij")
+    return (z.ravel().astype(dtype), o.ravel().astype(dtype), w.ravel().astype(wdtype))
+
+
+@pytest.mark.parametrize("name", ["i32", "u32"])
+@pytest.mark.parametrize("wname", ["u8", "u16", "u32"])
+def test_lerp_32_bit_is_exact_in_32_bit_arithmetic(target, name, wname, wgpu_adapter):
+    """32-bit lerp with an unsigned weight runs on the GPU without 64-bit integers (a 16-bit
+    split multiply and an exact division by 2^32 - 1), equal to the reference bit for bit at
+    the extremes, in scalar and in vector code."""
+    z, o, w = lerp_edge_cases(INT_TYPES[name], INT_TYPES[wname], seed=22)
+    Z, O, Wt = hl.Buffer(z, "z"), hl.Buffer(o, "o"), hl.Buffer(w, "w")
+    f, g = hl.Func(f"lerp_{name}_{wname}"), hl.Func(f"lerp_vec_{name}_{wname}")
+    f[x] = hl.lerp(Z[x], O[x], Wt[x])
+    g[x] = hl.lerp(Z[x], O[x], Wt[x])
+    f.gpu_tile(x, xo, xi, 64)
+    g.gpu_tile(x, xo, xi, 64, hl.TailStrategy.GuardWithIf).vectorize(xi, 4)
+    check(hl.Pipeline([f, g]), [z.size], target, kernels=2)
+
+
+@pytest.mark.halide
+@pytest.mark.parametrize("name", ["i32", "u32"])
+@pytest.mark.parametrize("wname", ["u8", "u16", "u32"])
+def test_lerp_32_bit_edge_cases_match_halide(name, wname):
+    """The reference the GPU lerp is checked against gives PyPI halide's values there."""
+    halide = pytest.importorskip("halide")
+    z, o, w = lerp_edge_cases(INT_TYPES[name], INT_TYPES[wname], seed=22)
+    results = []
+    for m in (hl, halide):
+        f, v = m.Func("lerp"), m.Var("x")
+        f[v] = m.lerp(m.Buffer(z)[v], m.Buffer(o)[v], m.Buffer(w)[v])
+        results.append(np.asarray(f.realize([z.size], *(["reference"] if m is hl else []))))
+    np.testing.assert_array_equal(*results)
 
 
 # -- select, clamp, absd, lerp, math -------------------------------------------------------

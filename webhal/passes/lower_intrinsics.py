@@ -1,10 +1,13 @@
 """Rewrite intrinsics that plain IR can express (absd, saturating_cast, lerp, mux), so that every
-backend gets them with one meaning: the reference evaluator's."""
+backend gets them with one meaning: the reference evaluator's. Inside GPU loops a 32-bit integer
+lerp is built from 32-bit operations only (WGSL has no 64-bit integers, SPIR-V's are optional)."""
 
 from __future__ import annotations
 
 from webhal.ir import nodes as ir
 from webhal.ir import ops
+from webhal.ir import stmt as st
+from webhal.ir.schedule import ForType
 from webhal.ir.types import Float, Int, Type, UInt
 from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
@@ -46,7 +49,71 @@ def _saturating_cast(e: ir.Expr, t: Type) -> ir.Expr:
     return _cast(t, e)
 
 
-def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
+def _intrin(name: str, t: Type, *args: ir.Expr) -> ir.Expr:
+    return ir.Call(t, name, args, ir.CallType.INTRINSIC)
+
+
+def _weight32(w: ir.Expr) -> ir.Expr:
+    """An unsigned weight of at most 32 bits as uint32 spanning 0 to 2^32 - 1: its bits
+    repeated, so that its max maps to the full scale (the 64-bit path's rule)."""
+    u = UInt(32, w.type.lanes)
+    acc = w32 = _cast(u, w)
+    for _ in range(w.type.bits, 32, w.type.bits):
+        acc = _intrin("bitwise_or", u, _intrin("shift_left", u, acc, _c(w.type.bits, u)), w32)
+    return acc
+
+
+def _mul_hi32(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    """The high word of the 64-bit product of two uint32s, from four 16-bit partial products
+    (none of which overflows 32 bits)."""
+    u = a.type
+    lo16, sixteen = _c(0xFFFF, u), _c(16, u)
+    al, bl = _intrin("bitwise_and", u, a, lo16), _intrin("bitwise_and", u, b, lo16)
+    ah, bh = _intrin("shift_right", u, a, sixteen), _intrin("shift_right", u, b, sixteen)
+    ll, lh, hl, hh = ir.Mul(al, bl), ir.Mul(al, bh), ir.Mul(ah, bl), ir.Mul(ah, bh)
+    # bits 16..31 of the product, from three pieces: what overflows them carries into hi
+    mid = ir.Add(ir.Add(_intrin("shift_right", u, ll, sixteen),
+                        _intrin("bitwise_and", u, lh, lo16)),
+                 _intrin("bitwise_and", u, hl, lo16))
+    return ir.Add(ir.Add(hh, ir.Add(_intrin("shift_right", u, lh, sixteen),
+                                    _intrin("shift_right", u, hl, sixteen))),
+                  _intrin("shift_right", u, mid, sixteen))
+
+
+def _scaled_round(d: ir.Expr, w: ir.Expr) -> ir.Expr:
+    """d * w / (2^32 - 1) rounded to nearest, for uint32 d and w, in 32-bit operations.
+
+    With p = hi * 2^32 + lo and 2^32 = S + 1 (S = 2^32 - 1), p = hi * S + (hi + lo): the
+    quotient is hi plus the carry c of hi + lo, and the remainder s = (hi + lo mod 2^32) + c
+    (which cannot wrap). Rounding adds s >> 31, which also counts s == S as one more S. S is
+    odd, so p / S is never halfway between integers."""
+    u = d.type
+    hi, lo = _mul_hi32(d, w), ir.Mul(d, w)
+    s = ir.Add(hi, lo)
+    carry = _cast(u, ir.LT(s, lo))
+    rem = ir.Add(s, carry)
+    return ir.Add(ir.Add(hi, carry), _intrin("shift_right", u, rem, _c(31, u)))
+
+
+def _lerp32(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
+    """lerp of 32-bit values with a uint32 weight w in [0, 2^32 - 1], exactly as the 64-bit
+    form rounds (z * (S - w) + o * w) / S: that is z + (o - z) * w / S, and with no ties the
+    rounding of the step is the same whichever way it goes, so it is taken on |o - z|."""
+    u = UInt(32, t.lanes)
+    flip = _c(1 << 31, u) if t.is_int() else None  # signed values move to unsigned order
+
+    def biased(v: ir.Expr) -> ir.Expr:
+        v = _cast(u, v)
+        return v if flip is None else _intrin("bitwise_xor", u, v, flip)
+    zu, ou = biased(z), biased(o)
+    up = ir.GE(ou, zu)
+    step = _scaled_round(ir.Select(up, ir.Sub(ou, zu), ir.Sub(zu, ou)), w)
+    res = ir.Select(up, ir.Add(zu, step), ir.Sub(zu, step))
+    return _cast(t, res if flip is None else _intrin("bitwise_xor", u, res, flip))
+
+
+def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type, on_gpu: bool = False) -> ir.Expr:
+    """Halide's lerp in plain IR; on_gpu: without 64-bit integers where that can be exact."""
     k = ops.as_const(w)
     if k is not None and k == 0:  # a constant end weight needs no arithmetic (nor, for 32-bit
         return z                  # values, the 64-bit kind WGSL does not have)
@@ -60,6 +127,8 @@ def _lerp(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
         return ir.Add(ir.Mul(z, ir.Sub(_c(1.0, t), w)), ir.Mul(o, w))
     bits, lanes = t.bits, t.lanes
     wt = w.type
+    if on_gpu and bits == 32 and wt.is_uint() and wt.bits <= 32:
+        return _lerp32(z, o, _weight32(w), t)
     # The numerator is at most scale**2: 32 bits hold it for 8- and 16-bit values (and WGSL,
     # which has no 64-bit integers, can run it), 64 bits for 32-bit values.
     narrow = bits <= 16 and (wt.is_float() or wt.bits <= 32)
@@ -100,9 +169,13 @@ def _mux(idx: ir.Expr, values: tuple, t: Type) -> ir.Expr:
     return result
 
 
+_GPU_LOOPS = (ForType.GPUBlock, ForType.GPUThread)
+
+
 def run(s, ctx: LowerContext | None = None):
-    def go(n):
-        n = rebuild(n, go)
+    def go(n, on_gpu: bool = False):
+        on_gpu = on_gpu or (isinstance(n, st.For) and n.for_type in _GPU_LOOPS)
+        n = rebuild(n, lambda k: go(k, on_gpu))
         if isinstance(n, ir.Call) and n.call_type is ir.CallType.INTRINSIC:
             a = n.args
             match n.name:
@@ -111,7 +184,7 @@ def run(s, ctx: LowerContext | None = None):
                 case "saturating_cast":
                     return _saturating_cast(a[0], n.type)
                 case "lerp":
-                    return _lerp(a[0], a[1], a[2], n.type)
+                    return _lerp(a[0], a[1], a[2], n.type, on_gpu)
                 case "mux":
                     return _mux(a[0], a[1:], n.type)
         return n
