@@ -73,7 +73,9 @@ def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt
         return st.LetStmt(s.name, value, body)
     if isinstance(s, st.IfThenElse):  # inside, what the condition says of variables holds
         condition = simplify_expr(s.condition)
-        s = st.IfThenElse(condition, simplify_stmt(s.then_case, {**lets, **_facts(condition)}),
+        facts = _facts(condition)
+        then_case = simplify_stmt(substitute(s.then_case, facts), {**lets, **facts})
+        s = st.IfThenElse(condition, then_case,
                           None if s.else_case is None else simplify_stmt(s.else_case, lets))
     else:
         s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else
@@ -116,15 +118,18 @@ def _constant_extent(loop: st.For, lets: dict[str, ir.Expr]) -> st.For:
 
 
 def _facts(condition: ir.Expr) -> dict[str, ir.Expr]:
-    """Variables a condition pins to constants (`v == 3 && ...`): known inside its then-case,
-    e.g. an extent that a specialize() condition fixes (used for loop extents only)."""
+    """Integer variables a condition pins to constants (`v == 3 && ...`), substituted in its
+    then-case: a specialize() on `input.dim(0).stride() == 1` makes that branch's loads and
+    stores dense, and one on an extent gives its loops constant extents. (Not floats: x == 0.0
+    holds for -0.0 too.)"""
     if isinstance(condition, ir.Call) and condition.name == "likely":
         return _facts(condition.args[0])
     if isinstance(condition, ir.And):
         return {**_facts(condition.a), **_facts(condition.b)}
     if isinstance(condition, ir.EQ):
         for v, c in ((condition.a, condition.b), (condition.b, condition.a)):
-            if isinstance(v, ir.Variable) and ops.as_const(c) is not None:
+            if isinstance(v, ir.Variable) and not v.type.is_float() and v.type.is_scalar() \
+                    and ops.as_const(c) is not None:
                 return {v.name: c}
     return {}
 

@@ -9,7 +9,7 @@ import math
 from llvmlite import ir as ll
 
 from webhal import abi
-from webhal.codegen.llvm import clamped_loads, simd_idioms
+from webhal.codegen.llvm import clamped_loads, interleave, simd_idioms
 from webhal.codegen.llvm.types import I1, I8, I32, I64, PTR, llvm_type, memory_type, scalar
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -406,6 +406,10 @@ class ExprCodegen:
             p = self.element_pointer(e.name, self.expr(e.index.base), elem)
             vt = memory_type(t)
             v = self.builder.load(p, typ=vt, align=t.bytes)
+        elif e.predicate is None and interleave.small_stride(e.index):
+            p = self.element_pointer(e.name, self.expr(e.index.base), elem)
+            v = interleave.strided_load(self.builder, p, elem, t.lanes,
+                                        interleave.small_stride(e.index), t.bytes)
         else:
             def gather():
                 idx = self.expr(e.index)

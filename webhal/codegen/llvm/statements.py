@@ -7,6 +7,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from webhal import abi
+from webhal.codegen.llvm import interleave
 from webhal.codegen.llvm.expressions import ExprCodegen
 from webhal.codegen.llvm.types import I8, I32, PTR, abi_type, memory_type
 from webhal.errors import CompileError
@@ -59,8 +60,23 @@ class StmtCodegen(ExprCodegen):
         self.bind(s.name, self.expr(s.value), lambda: self.stmt(s.body))
 
     def _s_Block(self, s):
-        for x in s.stmts:
-            self.stmt(x)
+        i = 0
+        while i < len(s.stmts):
+            k = interleave.interleaved_group(s.stmts, i)
+            if k:
+                self.interleaved_store(s.stmts[i:i + k])
+                i += k
+            else:
+                self.stmt(s.stmts[i])
+                i += 1
+
+    def interleaved_store(self, stores) -> None:
+        """k stores of stride k into consecutive bases, as one dense store."""
+        values = [self.expr(x.value) for x in stores]
+        elem = memory_type(stores[0].value.type.element_of())
+        p = self.element_pointer(stores[0].name, self.expr(stores[0].index.base), elem)
+        self.builder.store(interleave.interleave(self.builder, values), p,
+                           align=stores[0].value.type.bytes)
 
     def _s_ProducerConsumer(self, s):
         self.stmt(s.body)
