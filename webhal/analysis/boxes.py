@@ -4,6 +4,7 @@ or buffer, with its inner loops and lets ranging over their intervals."""
 from __future__ import annotations
 
 from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, refine
+from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -127,22 +128,44 @@ def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
 
 
 def _difference(value: ir.Expr, other: ir.Expr) -> ir.Expr | None:
-    """value - other, when value is other + k, or min/max(other + k, q) + k2 (then the
-    difference is min/max(k + k2, q + k2 - other), which no longer grows with other's base)."""
-    base, k = ops.split_offset(value)
-    other_base, other_k = ops.split_offset(other)
-    if base is None or other_base is None:
-        return None
-    if base == other_base:
-        return ops.const(k - other_k, value.type)
-    if isinstance(base, ir.Min | ir.Max):
-        pick = ops.minimum if isinstance(base, ir.Min) else ops.maximum
-        for p, q in ((base.a, base.b), (base.b, base.a)):
-            p_base, p_k = ops.split_offset(p)
-            if p_base == other_base:
-                rest = ops.sub(ops.add(q, ops.const(k, value.type)), other)
-                return pick(ops.const(p_k + k - other_k, value.type), rest)
+    """value - other, written so that it no longer grows with what both follow: a constant
+    when they differ by one (x + 2 and (x - 1) + 3), min/max(k, q - other) for a clamp
+    min/max(other + k, q), a select of such differences for a select on either side (a sliding
+    window's min). None when no part of the two cancels."""
+    for sel, at_value in ((value, True), (other, False)):
+        if isinstance(sel, ir.Select):
+            parts = [_difference(v, other) if at_value else _difference(value, v)
+                     for v in (sel.true_value, sel.false_value)]
+            if None in parts:
+                return None
+            return parts[0] if parts[0] == parts[1] else ops.select(sel.condition, *parts)
+    terms, k = linear_form(ir.Sub(value, other))
+    if not terms:
+        return ops.const(k, value.type)
+    for at_value in (True, False):
+        clamp = ops.split_offset(value if at_value else other)[0]
+        diff = _difference_of_clamp(value, other, clamp, at_value) \
+            if isinstance(clamp, ir.Min | ir.Max) else None
+        if diff is not None:
+            return diff
     return None
+
+
+def _difference_of_clamp(value: ir.Expr, other: ir.Expr, clamp: ir.Min | ir.Max,
+                         at_value: bool) -> ir.Expr | None:
+    """value - other where `clamp`, a min or max, is value's base (at_value) or other's, plus a
+    constant: min(p, q) + k - other is min(p + k - other, q + k - other), other - max(p, q)
+    the min of the differences with each, and so on; one side at least must cancel."""
+    k = ops.split_offset(value if at_value else other)[1]
+    parts = []
+    for p in (clamp.a, clamp.b):
+        p = ops.add(p, ops.const(k, p.type)) if k else p
+        a, b = (p, other) if at_value else (value, p)
+        parts.append((_difference(a, b), ops.sub(a, b)))
+    if parts[0][0] is None and parts[1][0] is None:
+        return None
+    pick = ops.minimum if isinstance(clamp, ir.Min) == at_value else ops.maximum
+    return pick(*(d if d is not None else whole for d, whole in parts))
 
 
 def _one(e: ir.Expr) -> ir.Expr:
