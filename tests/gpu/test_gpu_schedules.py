@@ -1216,6 +1216,43 @@ def test_func_at_an_outer_thread_loop_of_a_tile(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+def test_thread_storage_of_a_footprint_bounded_by_modulo(target, wgpu_adapter):
+    """A producer computed inside GPU thread loops whose extent is not a constant but has one
+    as upper bound (max(k % 8, 7) - min(k % 8, 0) + 1 for a histogram read at (x + y) % 8, the
+    differential tester's seed 733): the bound is allocated, as Halide does."""
+    data = ramp_image(np.uint8, W + 4, H + 4, seed=64)
+    A = hl.Buffer(data, "a")
+    r = hl.RDom([(0, 9), (0, 4)], "r")
+    hist, out = hl.Func("hist"), hl.Func("hist_reader")
+    hist[x] = hl.u16(0)
+    hist[hl.clamp(hl.i32(A[r.x, r.y]) % 24, 0, 7)] += hl.u16(1)
+    out[x, y] = hist[(x + y) % 8] * hl.u16(3) + hl.u16(A[x + 1, y + 2])
+    gpu_2d(out, 4, 2)
+    hist.compute_at(out, xi)
+    check(out, [W, H], target, kernels=1)
+
+
+def test_thread_storage_without_a_constant_bound_is_reported(target, wgpu_adapter):
+    """A footprint that grows with a Param has no constant bound: the error names the Func
+    and Var and says what to do; the clamp it suggests makes the schedule run."""
+    p = hl.Param(hl.Int(32), "stretch", 3)
+    prod, out = hl.Func("stretched"), hl.Func("stretched_reader")
+    prod[x] = x * 2
+    out[x, y] = prod[x * p] + prod[x] + y
+    gpu_2d(out, 4, 2)
+    prod.compute_at(out, xi)
+    with pytest.raises(hl.ScheduleError, match=r"Func stretched is stored inside GPU thread "
+                       r"loops.*extent stretched\.extent\.0 \(Var x\) has no constant upper "
+                       r"bound.*hl\.clamp"):
+        out.realize([W, H], target)
+    prod2, clamped = hl.Func("stretched_clamped"), hl.Func("clamped_reader")
+    prod2[x] = x * 2
+    clamped[x, y] = prod2[hl.clamp(x * p, 0, 3 * W)] + prod2[hl.clamp(x, 0, W - 1)] + y
+    gpu_2d(clamped, 4, 2)
+    prod2.compute_at(clamped, xi)
+    check(clamped, [W, H], target, kernels=1)
+
+
 # -- what the GPU does not take is reported --------------------------------------------------
 
 def test_bool_buffer_on_the_gpu_is_reported(target, wgpu_adapter):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from webhal.analysis.intervals import Interval, Scope, bounds_of
 from webhal.analysis.linear import linear_form
 from webhal.errors import CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
@@ -128,13 +129,26 @@ def _atom_bound(t: ir.Expr, upper: bool) -> int | None:
                     return lows[0] * lows[1]
                 highs = [const_bound(t.a, True), const_bound(t.b, True)]
                 return None if None in highs else highs[0] * highs[1]
-    return None
+    # Any other term (x % 8, a select, a cast, a bit operation): interval analysis.
+    return _interval_bound(t, {}, upper)
 
 
-def _size_bound(size: ir.Expr) -> int | None:
-    """A constant bound of an allocation's size, a product of extents: a factor that may be
-    zero or negative (a footprint entirely beyond a guarded edge) means nothing is stored, so
-    each factor counts for at least 0 and at most its upper bound."""
+def _interval_bound(e: ir.Expr, scope: Scope, upper: bool) -> int | None:
+    """A constant bound of e from interval analysis, variables ranging over scope (those not
+    in it over every value, so that k % 8 lies in [0, 7] whatever k is)."""
+    free = {v.name: Interval(None, None) for v in free_variables(e)}
+    iv = bounds_of(e, {**free, **scope})
+    end = iv.max if upper else iv.min
+    if end is None:
+        return None
+    c = ops.as_const(simplify_expr(end))
+    if isinstance(c, int):
+        return c
+    return None if ops.as_const(end) is not None or end == e else const_bound(end, upper)
+
+
+def _size_factors(size: ir.Expr) -> list[ir.Expr]:
+    """The factors of an allocation's size (a product of extents)."""
     factors: list[ir.Expr] = []
 
     def split(f):
@@ -144,13 +158,30 @@ def _size_bound(size: ir.Expr) -> int | None:
         else:
             factors.append(f)
     split(size)
+    return factors
+
+
+def _extent_bound(extent: ir.Expr, loops: Scope) -> int | None:
+    """A constant upper bound of an extent: from its linear form (const_bound), else with the
+    enclosing loops' variables over their ranges (a footprint that follows a thread index)."""
+    bound = const_bound(extent, upper=True)
+    return bound if bound is not None or not loops else _interval_bound(extent, loops, True)
+
+
+def _size_bound(size: ir.Expr, lets: dict[str, ir.Expr],
+                loops: Scope) -> tuple[int | None, ir.Expr | None]:
+    """A constant bound of an allocation's size (with the lets around it substituted), or None
+    and the first factor of the size as written (`f.extent.0`) that has none. A factor that may
+    be zero or negative (a footprint entirely beyond a guarded edge) means nothing is stored,
+    so each factor counts for at least 0 and at most its upper bound."""
     total = 1
-    for f in factors:
-        bound = const_bound(f, upper=True)
-        if bound is None:
-            return None
-        total *= max(bound, 0)
-    return max(total, 1)
+    for written in _size_factors(size):
+        for f in _size_factors(simplify_expr(substitute(written, lets))):
+            bound = _extent_bound(f, loops)
+            if bound is None:
+                return None, written
+            total *= max(bound, 0)
+    return max(total, 1), None
 
 
 def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.Stmt:
@@ -231,32 +262,60 @@ def _block_level(s: st.Stmt, sizes: list[int], lets: dict[str, ir.Expr]) -> st.S
                         "must be in GPU thread loops")
 
 
-def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool,
-                 kernel: Kernel) -> None:
+def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool, kernel: Kernel,
+                 loops: Scope, args: dict[str, tuple[str, ...]]) -> None:
     """Funcs computed at a GPU block loop live in workgroup memory (`shared`); those computed
     inside GPU thread loops in each invocation's own array (`local`). Either needs a constant
-    size, or a constant bound of a size that varies (tiles shifted inwards)."""
+    size, or a constant bound of a size that varies (tiles shifted inwards, a footprint with
+    min/max or modulo bounds): the bound is allocated, as Halide does. `loops` holds the range
+    of each enclosing loop's variable, `args` each Func's pure Vars (for the error)."""
     match s:
         case st.LetStmt():
             _allocations(s.body, {**lets, s.name: substitute(s.value, lets)}, in_threads,
-                         kernel)
+                         kernel, loops, args)
             return
-        case st.For() if s.for_type is ForType.GPUThread:
-            in_threads = True
+        case st.For():
+            in_threads = in_threads or s.for_type is ForType.GPUThread
+            _allocations(s.body, lets, in_threads, kernel,
+                         {**loops, s.name: _loop_range(s, lets, loops)}, args)
+            return
         case st.Allocate():
             exact = simplify_expr(substitute(s.size, lets))
             size = ops.as_const(exact)
             if size is None:
-                size = _size_bound(exact)
-            where = "inside GPU thread loops" if in_threads else "in GPU shared memory"
-            if size is None:
-                raise ScheduleError(f"Func {s.name} is stored {where}, which needs a constant "
-                                    f"size, but it needs {to_string(s.size)} elements; give the "
-                                    "Funcs involved constant tile sizes or bound()s")
+                size, unbounded = _size_bound(s.size, lets, loops)
+                if size is None:
+                    raise _unbounded_storage(s.name, in_threads, unbounded,
+                                             args.get(s.name, ()))
             (kernel.local if in_threads else kernel.shared)[s.name] = (s.type, size)
     for k in children(s):
         if isinstance(k, st.Stmt):
-            _allocations(k, lets, in_threads, kernel)
+            _allocations(k, lets, in_threads, kernel, loops, args)
+
+
+def _loop_range(loop: st.For, lets: dict[str, ir.Expr], loops: Scope) -> Interval:
+    """The values loop's variable takes, over the ranges of the loops around it (so that the
+    scope's bounds never name another loop's variable)."""
+    lo = substitute(loop.min, lets)
+    hi = ops.sub(ops.add(lo, substitute(loop.extent, lets)), ops.const(1))
+    lo, hi = bounds_of(lo, loops).min, bounds_of(hi, loops).max
+    return Interval(None if lo is None else simplify_expr(lo),
+                    None if hi is None else simplify_expr(hi))
+
+
+def _unbounded_storage(name: str, in_threads: bool, extent: ir.Expr,
+                       pure_args: tuple[str, ...]) -> ScheduleError:
+    """The error for storage on the GPU whose extent has no constant bound: which Func and
+    dimension, and the schedules that give it one."""
+    where = "inside GPU thread loops" if in_threads else "in GPU shared memory"
+    dims = [d for d in range(len(pure_args)) if f"{name}.extent.{d}" in to_string(extent)]
+    var = f" (Var {pure_args[dims[0]]})" if dims else ""
+    return ScheduleError(
+        f"Func {name} is stored {where}, which needs a constant size, but its extent "
+        f"{to_string(extent)}{var} has no constant upper bound that webhal can find; clamp "
+        f"the coordinates {name} is read at to a constant range (hl.clamp(i, lo, hi)), compute "
+        f"it at a loop whose footprint is constant (gpu_tile or split by a constant factor), "
+        "or compute it at root, in global memory, which takes any size")
 
 
 def _sink_thread_loop(loop: st.For) -> st.For | None:
@@ -306,7 +365,8 @@ def _serial(s):
     return rebuild(s, _serial) if isinstance(s, st.Stmt) else s
 
 
-def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
+def _make_kernel(loop: st.For, index: int, types: dict[str, Type],
+                 args: dict[str, tuple[str, ...]]) -> Kernel:
     blocks = []
     s: st.Stmt = loop
     while isinstance(s, st.For) and s.for_type is ForType.GPUBlock:
@@ -329,7 +389,11 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type]) -> Kernel:
     # A block loop that runs once (a serial stage given one workgroup) is its min: the size of
     # a Func computed inside it may depend on it.
     once = {g.name: g.min for g in blocks if ops.as_const(simplify_expr(g.extent)) == 1}
-    _allocations(s, once, not threads, kernel)
+    scope: Scope = {}
+    for g in blocks:  # outermost first
+        scope[g.name] = _loop_range(st.For(g.name, g.min, g.extent, ForType.GPUBlock,
+                                           st.Evaluate(ops.const(0))), {}, scope)
+    _allocations(s, once, not threads, kernel, scope, args)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}
     memory = kernel.shared.keys() | kernel.local.keys()
@@ -414,10 +478,11 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
         return s
     kernels: list[Kernel] = []
     types: dict[str, Type] = {}
+    args = {f.name: tuple(f.pure_args) for f in ctx.functions}
 
     def offload(n):
         if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
-            k = _make_kernel(n, len(kernels), types)
+            k = _make_kernel(n, len(kernels), types, args)
             _check_types(k, ctx.target)
             kernels.append(k)
             grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
