@@ -4,7 +4,6 @@ or buffer, with its inner loops and lets ranging over their intervals."""
 from __future__ import annotations
 
 from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, refine
-from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -23,7 +22,8 @@ class _Collector:
     def __init__(self, names: set[str] | None, reads: bool, writes: bool):
         self.names, self.reads, self.writes = names, reads, writes
         self.boxes: dict[str, Box] = {}
-        self.lets: list[tuple[str, ir.Expr]] = []  # the enclosing LetStmts, outermost first
+        # the enclosing LetStmts, outermost first, with their values' offset forms
+        self.lets: list[tuple[str, ir.Expr, tuple[ir.Expr | None, int]]] = []
 
     def wanted(self, name: str) -> bool:
         return self.names is None or name in self.names
@@ -65,7 +65,7 @@ class _Collector:
                 self.expr(s.value, scope, cons)
                 inner = dict(scope)
                 inner[s.name] = bounds_of(s.value, scope, cons)
-                self.lets.append((s.name, s.value))
+                self.lets.append((s.name, s.value, _offset_form(s.value)))
                 self.stmt(s.body, inner,
                           _with_let_differences(s.name, s.value, self.lets, scope, cons))
                 self.lets.pop()
@@ -114,10 +114,17 @@ def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
     if not value.type.is_int():
         return cons
     found = {}
-    for other, other_value in lets[:-1]:
+    base, k = lets[-1][2]
+    for other, other_value, (other_base, other_k) in lets[:-1]:
         if other_value.type != value.type:
             continue
         mine, theirs = ops.var(name, value.type), ops.var(other, value.type)
+        if base == other_base:  # the common case, without taking the forms apart again
+            found[ir.Sub(mine, theirs)] = Interval.point(ops.const(k - other_k, value.type))
+            found[ir.Sub(theirs, mine)] = Interval.point(ops.const(other_k - k, value.type))
+            continue
+        if not (_composite(base) or _composite(other_base)):
+            continue
         for a, b, a_value, b_value in ((mine, theirs, value, other_value),
                                        (theirs, mine, other_value, value)):
             diff = _difference(a_value, b_value)
@@ -127,11 +134,17 @@ def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
     return {**cons, **found} if found else cons
 
 
+def _composite(e: ir.Expr | None) -> bool:
+    """Whether e is a min, max or select, whose parts may differ from another value by a
+    constant although e does not."""
+    return isinstance(e, ir.Min | ir.Max | ir.Select)
+
+
 def _difference(value: ir.Expr, other: ir.Expr) -> ir.Expr | None:
     """value - other, written so that it no longer grows with what both follow: a constant
     when they differ by one (x + 2 and (x - 1) + 3), min/max(k, q - other) for a clamp
-    min/max(other + k, q), a select of such differences for a select on either side (a sliding
-    window's min). None when no part of the two cancels."""
+    min/max(other + k, q) (or other - such a clamp), a select of such differences for a select
+    on either side (a sliding window's min). None when no part of the two cancels."""
     for sel, at_value in ((value, True), (other, False)):
         if isinstance(sel, ir.Select):
             parts = [_difference(v, other) if at_value else _difference(value, v)
@@ -139,33 +152,52 @@ def _difference(value: ir.Expr, other: ir.Expr) -> ir.Expr | None:
             if None in parts:
                 return None
             return parts[0] if parts[0] == parts[1] else ops.select(sel.condition, *parts)
-    terms, k = linear_form(ir.Sub(value, other))
-    if not terms:
+    k = _constant_difference(value, other)
+    if k is not None:
         return ops.const(k, value.type)
     for at_value in (True, False):
-        clamp = ops.split_offset(value if at_value else other)[0]
-        diff = _difference_of_clamp(value, other, clamp, at_value) \
-            if isinstance(clamp, ir.Min | ir.Max) else None
-        if diff is not None:
-            return diff
+        clamp, offset = _offset_form(value if at_value else other)
+        if isinstance(clamp, ir.Min | ir.Max):
+            diff = _difference_of_clamp(value, other, clamp, offset, at_value)
+            if diff is not None:
+                return diff
     return None
 
 
-def _difference_of_clamp(value: ir.Expr, other: ir.Expr, clamp: ir.Min | ir.Max,
+def _difference_of_clamp(value: ir.Expr, other: ir.Expr, clamp: ir.Min | ir.Max, k: int,
                          at_value: bool) -> ir.Expr | None:
-    """value - other where `clamp`, a min or max, is value's base (at_value) or other's, plus a
-    constant: min(p, q) + k - other is min(p + k - other, q + k - other), other - max(p, q)
-    the min of the differences with each, and so on; one side at least must cancel."""
-    k = ops.split_offset(value if at_value else other)[1]
+    """value - other where value (at_value) or other is `clamp` + k, a min or max one of whose
+    sides differs from the other expression by a constant: min(p, q) + k - other is
+    min(p + k - other, q + k - other), other - max(p, q) - k the min of other - p - k and
+    other - q - k, and so on."""
     parts = []
     for p in (clamp.a, clamp.b):
         p = ops.add(p, ops.const(k, p.type)) if k else p
         a, b = (p, other) if at_value else (value, p)
-        parts.append((_difference(a, b), ops.sub(a, b)))
-    if parts[0][0] is None and parts[1][0] is None:
+        d = _constant_difference(a, b)
+        parts.append(ops.sub(a, b) if d is None else ops.const(d, a.type))
+    if all(ops.as_const(d) is None for d in parts):
         return None
     pick = ops.minimum if isinstance(clamp, ir.Min) == at_value else ops.maximum
-    return pick(*(d if d is not None else whole for d, whole in parts))
+    return pick(*parts)
+
+
+def _constant_difference(a: ir.Expr, b: ir.Expr) -> int | None:
+    """a - b when a and b are one expression plus two constant offsets."""
+    base_a, k_a = _offset_form(a)
+    base_b, k_b = _offset_form(b)
+    return k_a - k_b if base_a == base_b else None
+
+
+def _offset_form(e: ir.Expr) -> tuple[ir.Expr | None, int]:
+    """e as (base, constant), its constant offsets gathered ((x - 1) + 3 is (x, 2)); base None
+    when e is a constant."""
+    total = 0
+    while True:
+        base, k = ops.split_offset(e)
+        if base is None or k == 0:
+            return base, total + k
+        e, total = base, total + k
 
 
 def _one(e: ir.Expr) -> ir.Expr:
