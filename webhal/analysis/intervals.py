@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.types import Type
@@ -80,14 +81,18 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             return Interval.point(e)
         case ir.Variable():
             return scope.get(e.name, Interval.point(e))
-        case ir.Add():
+        case ir.Add() | ir.Sub():
+            paired = _bounds_by_pairs(e, scope, cons)
+            if paired.is_bounded():
+                return paired
             a, c = b(e.a), b(e.b)
-            return _unless_wrapped(Interval(_map(ops.add, a.min, c.min),
-                                            _map(ops.add, a.max, c.max)), e.type)
-        case ir.Sub():
-            a, c = b(e.a), b(e.b)
-            return _unless_wrapped(Interval(_map(ops.sub, a.min, c.max),
-                                            _map(ops.sub, a.max, c.min)), e.type)
+            if isinstance(e, ir.Add):
+                plain = Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
+            else:
+                plain = Interval(_map(ops.sub, a.min, c.max), _map(ops.sub, a.max, c.min))
+            plain = _unless_wrapped(plain, e.type)
+            return Interval(plain.min if paired.min is None else paired.min,
+                            plain.max if paired.max is None else paired.max)
         case ir.Mul():
             return _unless_wrapped(_mul(b(e.a), b(e.b), e), e.type)
         case ir.Div():
@@ -149,6 +154,65 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             if e.type.is_bool():
                 return type_bounds(e.type)
             return type_bounds(e.type)
+
+
+def _variable_terms(e: ir.Expr, k: int, out: dict[ir.Variable, int]) -> None:
+    """Add k times the coefficient of each variable that e sums (through +, - and products
+    with constants) to `out`; other terms are passed over without being hashed."""
+    match e:
+        case ir.Variable():
+            out[e] = out.get(e, 0) + k
+        case ir.Add():
+            _variable_terms(e.a, k, out)
+            _variable_terms(e.b, k, out)
+        case ir.Sub():
+            _variable_terms(e.a, k, out)
+            _variable_terms(e.b, -k, out)
+        case ir.Mul():
+            for x, y in ((e.a, e.b), (e.b, e.a)):
+                factor = ops.as_const(y)
+                if isinstance(factor, int):
+                    _variable_terms(x, k * factor, out)
+                    return
+
+
+def _known_pairs(e: ir.Expr, cons: Constraints) -> list[tuple[ir.Variable, ir.Variable, int]]:
+    """The pairs of variables `(a, b, n)` that e sums as n * (a - b) and whose difference
+    `a - b` the constraints bound (lets of a Func's min and max, see
+    boxes._with_let_differences)."""
+    terms: dict[ir.Variable, int] = {}
+    _variable_terms(e, 1, terms)
+    if len(terms) < 2:
+        return []
+    return [(a, c, terms[a]) for a in terms for c in terms
+            if terms[a] > 0 and terms[a] == -terms[c] and ir.Sub(a, c) in cons]
+
+
+def _bounds_by_pairs(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
+    """Bounds of a sum in which a - b appears with a known range: that range, plus the bounds
+    of the rest, rather than a's and b's ranges apart (each may move with an outer loop, by as
+    much as the other: a tile's max - min is its size wherever the tile lies). Unbounded when
+    no such pair appears."""
+    # Halide's assumption that 32/64-bit signed sums never overflow makes the form exact.
+    if not cons or not (e.type.is_int() and e.type.bits >= 32 and e.type.is_scalar()):
+        return Interval(None, None)
+    pairs = _known_pairs(e, cons)
+    if not pairs:
+        return Interval(None, None)
+    terms, k = linear_form(e)
+    total = Interval.point(ops.const(k, e.type))
+    for a, c, n in pairs:
+        if terms.get(a) != n or terms.get(c) != -n:
+            continue  # a variable in two pairs: the first takes it
+        del terms[a], terms[c]
+        total = _add(total, _mul(cons[ir.Sub(a, c)], Interval.point(ops.const(n, e.type)), e))
+    for atom, n in terms.items():
+        total = _add(total, bounds_of(ops.mul(atom, ops.const(n, e.type)), scope, cons))
+    return total
+
+
+def _add(a: Interval, c: Interval) -> Interval:
+    return Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
 
 
 def _unless_wrapped(iv: Interval, t: Type) -> Interval:
