@@ -173,19 +173,29 @@ _GPU_LOOPS = (ForType.GPUBlock, ForType.GPUThread)
 
 
 def run(s, ctx: LowerContext | None = None):
-    def go(n, on_gpu: bool = False):
-        on_gpu = on_gpu or (isinstance(n, st.For) and n.for_type in _GPU_LOOPS)
-        n = rebuild(n, lambda k: go(k, on_gpu))
-        if isinstance(n, ir.Call) and n.call_type is ir.CallType.INTRINSIC:
-            a = n.args
-            match n.name:
-                case "absd":
-                    return _absd(a[0], a[1], n.type)
-                case "saturating_cast":
-                    return _saturating_cast(a[0], n.type)
-                case "lerp":
-                    return _lerp(a[0], a[1], a[2], n.type, on_gpu)
-                case "mux":
-                    return _mux(a[0], a[1:], n.type)
-        return n
-    return go(s)
+    # Two walkers rather than one with a flag: a lambda per level would double the Python
+    # frames per IR level, and deep pipelines (the local Laplacian demo) hit the recursion limit.
+    def on_cpu(n):
+        if isinstance(n, st.For) and n.for_type in _GPU_LOOPS:
+            return on_gpu(n)
+        return _lower(rebuild(n, on_cpu), False)
+
+    def on_gpu(n):
+        return _lower(rebuild(n, on_gpu), True)
+    return on_cpu(s)
+
+
+def _lower(n, gpu: bool):
+    """n with its own intrinsic (not its children's) lowered."""
+    if isinstance(n, ir.Call) and n.call_type is ir.CallType.INTRINSIC:
+        a = n.args
+        match n.name:
+            case "absd":
+                return _absd(a[0], a[1], n.type)
+            case "saturating_cast":
+                return _saturating_cast(a[0], n.type)
+            case "lerp":
+                return _lerp(a[0], a[1], a[2], n.type, gpu)
+            case "mux":
+                return _mux(a[0], a[1:], n.type)
+    return n
