@@ -277,7 +277,7 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool, kernel:
         case st.For():
             in_threads = in_threads or s.for_type is ForType.GPUThread
             _allocations(s.body, lets, in_threads, kernel,
-                         {**loops, s.name: _loop_range(s, lets, loops)}, args)
+                         {**loops, s.name: _loop_range(s.min, s.extent, lets, loops)}, args)
             return
         case st.Allocate():
             exact = simplify_expr(substitute(s.size, lets))
@@ -293,11 +293,12 @@ def _allocations(s: st.Stmt, lets: dict[str, ir.Expr], in_threads: bool, kernel:
             _allocations(k, lets, in_threads, kernel, loops, args)
 
 
-def _loop_range(loop: st.For, lets: dict[str, ir.Expr], loops: Scope) -> Interval:
-    """The values loop's variable takes, over the ranges of the loops around it (so that the
+def _loop_range(min_: ir.Expr, extent: ir.Expr, lets: dict[str, ir.Expr],
+                loops: Scope) -> Interval:
+    """The values a loop's variable takes, over the ranges of the loops around it (so that the
     scope's bounds never name another loop's variable)."""
-    lo = substitute(loop.min, lets)
-    hi = ops.sub(ops.add(lo, substitute(loop.extent, lets)), ops.const(1))
+    lo = substitute(min_, lets)
+    hi = ops.sub(ops.add(lo, substitute(extent, lets)), ops.const(1))
     lo, hi = bounds_of(lo, loops).min, bounds_of(hi, loops).max
     return Interval(None if lo is None else simplify_expr(lo),
                     None if hi is None else simplify_expr(hi))
@@ -391,8 +392,7 @@ def _make_kernel(loop: st.For, index: int, types: dict[str, Type],
     once = {g.name: g.min for g in blocks if ops.as_const(simplify_expr(g.extent)) == 1}
     scope: Scope = {}
     for g in blocks:  # outermost first
-        scope[g.name] = _loop_range(st.For(g.name, g.min, g.extent, ForType.GPUBlock,
-                                           st.Evaluate(ops.const(0))), {}, scope)
+        scope[g.name] = _loop_range(g.min, g.extent, {}, scope)
     _allocations(s, once, not threads, kernel, scope, args)
     inside = _defined_inside(s) | {g.name for g in blocks}
     scalars: dict[str, Type] = {}

@@ -74,6 +74,8 @@ def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt
     if isinstance(s, st.IfThenElse):  # inside, what the condition says of variables holds
         condition = simplify_expr(s.condition)
         facts = _facts(condition)
+        # The facts join the lets too: a loop extent inside may name a let from outside the
+        # branch whose value holds a pinned variable (c.max = min.2 + extent.2 - 1).
         then_case = simplify_stmt(substitute(s.then_case, facts), {**lets, **facts})
         s = st.IfThenElse(condition, then_case,
                           None if s.else_case is None else simplify_stmt(s.else_case, lets))

@@ -406,10 +406,9 @@ class ExprCodegen:
             p = self.element_pointer(e.name, self.expr(e.index.base), elem)
             vt = memory_type(t)
             v = self.builder.load(p, typ=vt, align=t.bytes)
-        elif e.predicate is None and interleave.small_stride(e.index):
+        elif e.predicate is None and (stride := interleave.small_stride(e.index)):
             p = self.element_pointer(e.name, self.expr(e.index.base), elem)
-            v = interleave.strided_load(self.builder, p, elem, t.lanes,
-                                        interleave.small_stride(e.index), t.bytes)
+            v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes)
         else:
             def gather():
                 idx = self.expr(e.index)
