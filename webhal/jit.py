@@ -30,10 +30,18 @@ def _typed(e) -> str:
     return to_string(e) + " : " + ",".join(str(getattr(n, "type", "")) for n in walk(e))
 
 
-def fingerprint(pipeline, target) -> tuple:
+def fingerprint(pipeline, target, definitions: tuple | None = None) -> tuple:
     """What a compiled pipeline depends on: definitions, schedules, inputs and the target. Cheap
-    to compute (no lowering), so realizing an unchanged pipeline again costs little."""
-    parts = [str(target)]
+    to compute (no lowering), so realizing an unchanged pipeline again costs little.
+    `definitions` is definitions_fingerprint(pipeline) when the caller has it already."""
+    if definitions is None:
+        definitions = definitions_fingerprint(pipeline)
+    return (str(target), *definitions)
+
+
+def definitions_fingerprint(pipeline) -> tuple:
+    """The target-free part of fingerprint()."""
+    parts = ["outputs " + ",".join(f.name() for f in pipeline.outputs())]
     for condition, pieces in requirements_of(pipeline):
         parts.append("require " + ",".join(_typed(e) for e in (condition, *pieces)))
     for fn in pipeline.functions():
@@ -66,7 +74,7 @@ def fingerprint(pipeline, target) -> tuple:
 def invalidate(pipeline) -> None:
     """Forget the compiled code of `pipeline` for every target, so that the next realize
     compiles it again (Pipeline.invalidate_cache)."""
-    parts = fingerprint(pipeline, "")[1:]
+    parts = definitions_fingerprint(pipeline)
     for cache in (_CACHE, _BOXES):
         for key in [k for k in cache if k[1:] == parts]:
             del cache[key]
@@ -82,9 +90,9 @@ def requirements_of(pipeline) -> tuple:
     return tuple(getattr(pipeline, "_requirements", ()))
 
 
-def compile_jit(pipeline, target, name: str = "pipeline"):
+def compile_jit(pipeline, target, name: str = "pipeline", definitions: tuple | None = None):
     """The compiled pipeline and its lowered Module (from the cache when unchanged)."""
-    key = fingerprint(pipeline, target)
+    key = fingerprint(pipeline, target, definitions)
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
@@ -121,8 +129,8 @@ def argument_values(pipeline, buffers, where) -> list:
     return values + list(buffers)
 
 
-def realize_compiled(pipeline, buffers, target, where) -> None:
-    compiled, lowered = compile_jit(pipeline, target)
+def realize_compiled(pipeline, buffers, target, where, definitions: tuple | None = None) -> None:
+    compiled, _ = compile_jit(pipeline, target, definitions=definitions)
     call(compiled, argument_values(pipeline, buffers, where), where)
 
 
@@ -155,12 +163,13 @@ def call(compiled, values, where) -> None:
         raise cls(message, where)
 
 
-def outputs_written(pipeline, buffers, target, where) -> list[list[tuple[int, int]] | None]:
+def outputs_written(pipeline, buffers, target, where,
+                    definitions: tuple | None = None) -> list[list[tuple[int, int]] | None]:
     """Halide's output bounds query: the (min, max) per dimension that the compiled pipeline
     writes of each output when realized into `buffers` (with the inputs and Params bound now),
     or None where that is not known before running it. Larger than a buffer where a split or
     vector factor exceeds it, a RoundUp tail rounds it up, or an update writes beyond it."""
-    key = fingerprint(pipeline, target)
+    key = fingerprint(pipeline, target, definitions)
     boxes = _BOXES.get(key)
     if boxes is None:
         boxes = output_boxes([f.function() for f in pipeline.outputs()], pipeline.functions(),

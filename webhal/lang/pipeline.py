@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from webhal.errors import ArgumentError, BufferError, CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir.function import Function
@@ -107,7 +109,7 @@ class Pipeline:
                                 f"{target}]), then optionally a Target; {target!r} is not a "
                                 "Target", where)
         target = get_jit_target_from_environment() if target is None else Target(target)
-        self.validate_schedules()
+        definitions = self._validated()
         buffers = self._output_buffers(sizes, where)
         self._require_data(buffers)
         if target.is_reference:
@@ -116,8 +118,8 @@ class Pipeline:
         else:
             from webhal.jit import realize_compiled
             given = self._given_buffers(sizes)
-            run = buffers if given else self._enlarged(buffers, target, where)
-            realize_compiled(self, run, target, where)
+            run = buffers if given else self._enlarged(buffers, target, where, definitions)
+            realize_compiled(self, run, target, where, definitions)
             buffers = [b if r is b else r.cropped(list(zip(b.mins(), b.shape())))
                        for b, r in zip(buffers, run)]
         if len(self._funcs) == 1 and len(buffers) > 1:  # one Tuple-valued Func
@@ -134,14 +136,16 @@ class Pipeline:
                 b._require_data("realized into" if any(b is o for o in outputs)
                                 else "read by a pipeline")
 
-    def _enlarged(self, buffers: list[Buffer], target, where) -> list[Buffer]:
+    def _enlarged(self, buffers: list[Buffer], target, where,
+                  definitions: tuple | None = None) -> list[Buffer]:
         """As Halide's realize with sizes: an output the schedule writes beyond (smaller than a
         split or vector factor, a RoundUp tail, an update writing further) is computed into a
         larger Buffer, and the result is its crop to the sizes asked for. Buffers the caller
         passes are written as they are (beyond them is an error, as in Halide)."""
         from webhal.jit import outputs_written
         out = []
-        for b, written in zip(buffers, outputs_written(self, buffers, target, where)):
+        for b, written in zip(buffers, outputs_written(self, buffers, target, where,
+                                                       definitions)):
             mins, maxes = b.mins(), [m + e - 1 for m, e in zip(b.mins(), b.shape())]
             if written is None or all(hi < lo or (lo >= m and hi <= top)
                                       for (lo, hi), m, top in zip(written, mins, maxes)):
@@ -295,6 +299,22 @@ class Pipeline:
         return aot.lower_for_aot(self, arguments, fn_name, t)
 
     # -- schedule checks -----------------------------------------------------------------------
+
+    def _validated(self) -> tuple:
+        """validate_schedules, skipped where these definitions and schedules passed it before
+        (realizing in a loop is common); returns their fingerprint, the JIT cache's key less
+        the target. Taken after checking: the check resolves outermost() compute levels."""
+        from webhal.jit import definitions_fingerprint
+        definitions = definitions_fingerprint(self)
+        if definitions in _VALIDATED:
+            _VALIDATED.move_to_end(definitions)
+            return definitions
+        self.validate_schedules()
+        definitions = definitions_fingerprint(self)
+        _VALIDATED[definitions] = None
+        if len(_VALIDATED) > _VALIDATED_SIZE:
+            _VALIDATED.popitem(last=False)
+        return definitions
 
     def validate_schedules(self) -> None:
         """Check what only the whole pipeline can tell: compute_at sites exist and are loops of
@@ -524,6 +544,8 @@ def _check_computed_around_consumers(fns: list[Function], outputs: set[int], use
 
 
 # Loops whose iterations may run at once: storage shared across them is a race.
+_VALIDATED: OrderedDict = OrderedDict()  # definitions_fingerprint of pipelines checked
+_VALIDATED_SIZE = 256
 _CONCURRENT = (ForType.Parallel, ForType.Vectorized, ForType.GPUBlock, ForType.GPUThread)
 
 
