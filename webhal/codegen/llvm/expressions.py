@@ -56,8 +56,13 @@ class ExprCodegen:
     builder: ll.IRBuilder
     wasm_simd128 = False  # whether wasm SIMD intrinsics may be called (build_module sets it)
     vector_registers = True  # False for wasm without SIMD: vector math goes lane by lane to libm
+    # x86's unsigned 16-bit multiply-high (pmulhuw) by vector lanes, for dividing by constants:
+    # LLVM folds the generic trunc((zext a * m) >> 16) >> s back into a multiply of widened
+    # lanes, twice the instructions (build_module fills it for x86 targets).
+    pmulhuw: dict[int, str] = {}
 
     def __init__(self):
+        self.index_depth = 0  # > 0 while generating a buffer index (see index())
         self.symbols: dict[str, ll.Value] = {}
         self.buffer_types: dict[str, Type] = {}  # element type of each buffer/allocation
         self.user_context: ll.Value = ll.Constant(PTR, None)
@@ -179,17 +184,36 @@ class ExprCodegen:
     def _Reinterpret(self, e):
         return self.builder.bitcast(self.expr(e.value), llvm_type(e.type))
 
+    def index(self, e: ir.Expr) -> ll.Value:
+        """A buffer index: its 32/64-bit signed arithmetic is marked as never overflowing
+        (an index that overflowed would be out of bounds anyway), which lets LLVM widen the
+        loop counters in it to pointer width instead of sign-extending every address."""
+        self.index_depth += 1
+        try:
+            return self.expr(e)
+        finally:
+            self.index_depth -= 1
+
+    def _flags(self, t: Type) -> tuple[str, ...]:
+        return ("nsw",) if self.index_depth and t.is_int() and t.bits >= 32 else ()
+
     def _Add(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
-        return self.builder.fadd(a, c) if e.type.is_float() else self.builder.add(a, c)
+        if e.type.is_float():
+            return self.builder.fadd(a, c)
+        return self.builder.add(a, c, flags=self._flags(e.type))
 
     def _Sub(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
-        return self.builder.fsub(a, c) if e.type.is_float() else self.builder.sub(a, c)
+        if e.type.is_float():
+            return self.builder.fsub(a, c)
+        return self.builder.sub(a, c, flags=self._flags(e.type))
 
     def _Mul(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
-        return self.builder.fmul(a, c) if e.type.is_float() else self.builder.mul(a, c)
+        if e.type.is_float():
+            return self.builder.fmul(a, c)
+        return self.builder.mul(a, c, flags=self._flags(e.type))
 
     def _Div(self, e):
         return self.division(e, want_quotient=True)
@@ -257,9 +281,16 @@ class ExprCodegen:
         if t.is_int():
             sign = b.ashr(a, self.const(t, t.bits - 1))
             x = b.xor(a, sign)
-        xw = b.zext(x, llvm_type(wide))
-        q = b.trunc(b.lshr(b.mul(xw, self.const(wide, m)), self.const(wide, shift)),
-                    llvm_type(t))
+        pmulhuw = self.pmulhuw.get(t.lanes) if t.bits == 16 else None
+        if pmulhuw and shift >= 16 and m < 1 << 16:  # the product's high half, shifted further
+            lt = llvm_type(t)
+            high = b.call(self.intrinsic(pmulhuw, lt, [lt, lt], overload=[]),
+                          [x, self.const(t, m)])
+            q = b.lshr(high, self.const(t, shift - 16))
+        else:
+            xw = b.zext(x, llvm_type(wide))
+            q = b.trunc(b.lshr(b.mul(xw, self.const(wide, m)), self.const(wide, shift)),
+                        llvm_type(t))
         if t.is_int():
             q = b.xor(q, sign)
         if want_quotient:
@@ -399,19 +430,19 @@ class ExprCodegen:
         t = e.type
         elem = memory_type(t.element_of())
         if t.lanes == 1:
-            v = self.builder.load(self.element_pointer(e.name, self.expr(e.index), elem),
+            v = self.builder.load(self.element_pointer(e.name, self.index(e.index), elem),
                                   typ=elem, align=t.bytes)
             return self.builder.trunc(v, I1) if t.is_bool() else v
         if isinstance(e.index, ir.Ramp) and ops.is_const(e.index.stride, 1):
-            p = self.element_pointer(e.name, self.expr(e.index.base), elem)
+            p = self.element_pointer(e.name, self.index(e.index.base), elem)
             vt = memory_type(t)
             v = self.builder.load(p, typ=vt, align=t.bytes)
         elif e.predicate is None and (stride := interleave.small_stride(e.index)):
-            p = self.element_pointer(e.name, self.expr(e.index.base), elem)
+            p = self.element_pointer(e.name, self.index(e.index.base), elem)
             v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes)
         else:
             def gather():
-                idx = self.expr(e.index)
+                idx = self.index(e.index)
                 v = ll.Constant(memory_type(t), ll.Undefined)
                 for i in range(t.lanes):
                     lane = self.builder.extract_element(idx, ll.Constant(I32, i))

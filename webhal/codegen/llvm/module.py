@@ -64,6 +64,12 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
     cg = StmtCodegen(module, size_t)
     cg.wasm_simd128 = target.is_wasm and target.has_feature("wasm_simd128")
     cg.vector_registers = cg.wasm_simd128 or not target.is_wasm
+    if target.arch == "x86":
+        cg.pmulhuw = {8: "llvm.x86.sse2.pmulhu.w"}
+        if target.has_feature("avx2"):
+            cg.pmulhuw[16] = "llvm.x86.avx2.pmulhu.w"
+        if target.has_feature("avx512_skylake"):
+            cg.pmulhuw[32] = "llvm.x86.avx512.pmulhu.w.512"
     fnty = ll.FunctionType(I32, [PTR if a.is_buffer else _argument_type(a.type) for a in args])
     fn = ll.Function(module, fnty, name=lowered.name)
     entry = fn.append_basic_block("entry")

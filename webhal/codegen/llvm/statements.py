@@ -74,7 +74,7 @@ class StmtCodegen(ExprCodegen):
         """k stores of stride k into consecutive bases, as one dense store."""
         values = [self.expr(x.value) for x in stores]
         elem = memory_type(stores[0].value.type.element_of())
-        p = self.element_pointer(stores[0].name, self.expr(stores[0].index.base), elem)
+        p = self.element_pointer(stores[0].name, self.index(stores[0].index.base), elem)
         self.builder.store(interleave.interleave(self.builder, values), p,
                            align=stores[0].value.type.bytes)
 
@@ -109,13 +109,13 @@ class StmtCodegen(ExprCodegen):
             v = self.builder.zext(v, memory_type(value_t))
         elem = memory_type(value_t.element_of())
         if value_t.lanes == 1:
-            p = self.element_pointer(s.name, self.expr(s.index), elem)
+            p = self.element_pointer(s.name, self.index(s.index), elem)
             self.builder.store(v, p, align=value_t.bytes)
         elif isinstance(s.index, ir.Ramp) and ops.is_const(s.index.stride, 1):
-            p = self.element_pointer(s.name, self.expr(s.index.base), elem)
+            p = self.element_pointer(s.name, self.index(s.index.base), elem)
             self.builder.store(v, p, align=value_t.bytes)
         else:
-            idx = self.expr(s.index)
+            idx = self.index(s.index)
             for i in range(value_t.lanes):
                 lane = self.builder.extract_element(idx, ll.Constant(I32, i))
                 x = self.builder.extract_element(v, ll.Constant(I32, i))
@@ -223,7 +223,7 @@ class StmtCodegen(ExprCodegen):
     def serial_for(self, s):
         b = self.builder
         lo = self.expr(s.min)
-        end = b.add(lo, self.expr(s.extent))
+        end = b.add(lo, self.expr(s.extent), flags=("nsw",))  # counters fit in int32
         pre = b.block
         header = b.append_basic_block(f"{s.name}.header")
         body = b.append_basic_block(f"{s.name}.body")
@@ -235,7 +235,7 @@ class StmtCodegen(ExprCodegen):
         b.branch(body)
         b.position_at_end(body)
         self.bind(s.name, i, lambda: self.stmt(s.body))
-        nxt = b.add(i, ll.Constant(I32, 1))
+        nxt = b.add(i, ll.Constant(I32, 1), flags=("nsw",))  # i < end: no overflow
         i.add_incoming(nxt, b.block)
         b.cbranch(b.icmp_signed("<", nxt, end), header, after)
         b.position_at_end(after)
