@@ -84,15 +84,16 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
         case ir.Add() | ir.Sub():
             paired = _bounds_by_pairs(e, scope, cons)
             if paired.is_bounded():
-                return paired
+                return _bounds_through_clamps(e, paired, scope, cons)
             a, c = b(e.a), b(e.b)
             if isinstance(e, ir.Add):
                 plain = Interval(_map(ops.add, a.min, c.min), _map(ops.add, a.max, c.max))
             else:
                 plain = Interval(_map(ops.sub, a.min, c.max), _map(ops.sub, a.max, c.min))
             plain = _unless_wrapped(plain, e.type)
-            return Interval(plain.min if paired.min is None else paired.min,
-                            plain.max if paired.max is None else paired.max)
+            return _bounds_through_clamps(e, Interval(
+                plain.min if paired.min is None else paired.min,
+                plain.max if paired.max is None else paired.max), scope, cons)
         case ir.Mul():
             return _unless_wrapped(_mul(b(e.a), b(e.b), e), e.type)
         case ir.Div():
@@ -156,24 +157,28 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             return type_bounds(e.type)
 
 
-def _variable_terms(e: ir.Expr, k: int, out: dict[ir.Variable, int]) -> None:
+def _variable_terms(e: ir.Expr, k: int, out: dict[ir.Variable, int],
+                    clamps: list[tuple[ir.Min | ir.Max, int]] | None = None) -> None:
     """Add k times the coefficient of each variable that e sums (through +, - and products
-    with constants) to `out`; other terms are passed over without being hashed."""
+    with constants) to `out`, and the mins and maxes it sums with theirs to `clamps` if given;
+    other terms are passed over without being hashed."""
     match e:
         case ir.Variable():
             out[e] = out.get(e, 0) + k
         case ir.Add():
-            _variable_terms(e.a, k, out)
-            _variable_terms(e.b, k, out)
+            _variable_terms(e.a, k, out, clamps)
+            _variable_terms(e.b, k, out, clamps)
         case ir.Sub():
-            _variable_terms(e.a, k, out)
-            _variable_terms(e.b, -k, out)
+            _variable_terms(e.a, k, out, clamps)
+            _variable_terms(e.b, -k, out, clamps)
         case ir.Mul():
             for x, y in ((e.a, e.b), (e.b, e.a)):
                 factor = ops.as_const(y)
                 if isinstance(factor, int):
-                    _variable_terms(x, k * factor, out)
+                    _variable_terms(x, k * factor, out, clamps)
                     return
+        case ir.Min() | ir.Max() if clamps is not None:
+            clamps.append((e, k))
 
 
 def _known_pairs(e: ir.Expr, cons: Constraints) -> list[tuple[ir.Variable, ir.Variable, int]]:
@@ -209,6 +214,79 @@ def _bounds_by_pairs(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
     for atom, n in terms.items():
         total = _add(total, bounds_of(ops.mul(atom, ops.const(n, e.type)), scope, cons))
     return total
+
+
+def _bounds_through_clamps(e: ir.Expr, iv: Interval, scope: Scope, cons: Constraints
+                           ) -> Interval:
+    """iv, the bounds of a sum e, made tighter where e sums n * min(p, q) (n > 0) and an arm
+    holds a ranging variable that the rest of e cancels: e is at most e with p in place of the
+    min, and at most e with q, whose bound no longer counts that variable twice (a vector of a
+    slid producer, min(4 * i, (M - m) - 3) + m, is at most M - 3 wherever m lies). Likewise
+    the lower bound through a max, and with n < 0 the other way round. Halide's simplifier
+    writes such a sum min(p + m, q + m) before bounding it, to the same effect."""
+    if not (e.type.is_int() and e.type.bits >= 32 and e.type.is_scalar()):
+        return iv  # min(p, q) + m is min(p + m, q + m) only where sums do not wrap
+    variables: dict[ir.Variable, int] = {}
+    clamps: list[tuple[ir.Min | ir.Max, int]] = []
+    _variable_terms(e, 1, variables, clamps)
+    if not clamps or not variables:
+        return iv
+    lo, hi = iv.min, iv.max
+    form = None
+    done = set()  # one clamp a side: the bounds of the sums with its arms take the others
+    for clamp, n in clamps:
+        if not any(_cancels(q, n, variables, scope) for q in (clamp.a, clamp.b)):
+            continue
+        form = form or linear_form(e)
+        n = form[0].get(clamp, 0)  # its coefficient in all, should it appear twice
+        upper = isinstance(clamp, ir.Min) == (n > 0)
+        if n == 0 or upper in done:
+            continue
+        done.add(upper)
+        a, b = (bounds_of(_replaced(form, clamp, q, e.type), scope, cons)
+                for q in (clamp.a, clamp.b))
+        if upper:
+            bound = _either(a.max, b.max, ops.minimum)
+            hi = hi if bound is None else bound
+        else:
+            bound = _either(a.min, b.min, ops.maximum)
+            lo = lo if bound is None else bound
+    return Interval(lo, hi)
+
+
+def _cancels(arm: ir.Expr, n: int, variables: dict[ir.Variable, int], scope: Scope) -> bool:
+    """Whether n * arm sums a variable that `variables` sums with the opposite coefficient and
+    that ranges over an interval (bounded at one value, it is not counted twice: the bounds
+    stay the sum itself)."""
+    mine: dict[ir.Variable, int] = {}
+    _variable_terms(arm, n, mine)
+    return any(variables.get(v, 0) == -k and _ranges(v, scope) for v, k in mine.items() if k)
+
+
+def _ranges(v: ir.Variable, scope: Scope) -> bool:
+    iv = scope.get(v.name)
+    return iv is not None and (iv.min is None or iv.min != iv.max)
+
+
+def _replaced(form: tuple[dict, int], clamp: ir.Expr, arm: ir.Expr, t: Type) -> ir.Expr:
+    """The sum of linear form `form` with `clamp` replaced by `arm`, written so that the terms
+    that cancel are gone."""
+    terms, k = dict(form[0]), form[1]
+    n = terms.pop(clamp)
+    arm_terms, arm_k = linear_form(arm)
+    k += n * arm_k
+    for atom, c in arm_terms.items():
+        terms[atom] = terms.get(atom, 0) + n * c
+    out = ops.const(k, t)
+    for atom, c in terms.items():
+        term = atom if abs(c) == 1 else ops.mul(atom, ops.const(abs(c), t))
+        out = out if c == 0 else ops.add(out, term) if c > 0 else ops.sub(out, term)
+    return out
+
+
+def _either(a: ir.Expr | None, b: ir.Expr | None, pick) -> ir.Expr | None:
+    """pick(a, b) of two bounds on one side, or the one that is not None (unbounded)."""
+    return b if a is None else a if b is None else pick(a, b)
 
 
 def _add(a: Interval, c: Interval) -> Interval:
