@@ -15,6 +15,7 @@ import collections
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .program import generate
@@ -45,8 +46,10 @@ def _run_slice(first: int, last: int, gpu: bool, targets: list[str], out: list[d
     while first < last:
         cmd = [sys.executable, "-m", "tests.differential", "--worker", f"{first}:{last}",
                "--targets", ",".join(targets)] + (["--gpu"] if gpu else [])
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        # stderr goes to a file: a pipe nobody reads until the end fills up (a long traceback
+        # does) and blocks the worker for good.
+        errors = tempfile.TemporaryFile(mode="w+")
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True)
         current, halide_done = first, False
         for line in proc.stdout:
             if not line.startswith("{"):
@@ -58,8 +61,11 @@ def _run_slice(first: int, last: int, gpu: bool, targets: list[str], out: list[d
                 halide_done = True
             else:
                 out.append(msg)
-        err = proc.stderr.read()
-        if proc.wait() == 0:
+        code = proc.wait()
+        errors.seek(0)
+        err = errors.read()
+        errors.close()
+        if code == 0:
             return
         # A crash while Halide ran is Halide's (reported apart); after, webhal's (a finding).
         out.append({"seed": current, "target": "(process)",
