@@ -32,16 +32,34 @@ class Interval:
         return self.min is not None and self.max is not None
 
     def union(self, other: Interval) -> Interval:
-        lo = None if self.min is None or other.min is None else ops.minimum(self.min, other.min)
-        hi = None if self.max is None or other.max is None else ops.maximum(self.max, other.max)
+        lo = None if self.min is None or other.min is None else _absorbed(self.min, other.min,
+                                                                          ir.Max, ops.minimum)
+        hi = None if self.max is None or other.max is None else _absorbed(self.max, other.max,
+                                                                          ir.Min, ops.maximum)
         return Interval(lo, hi)
 
     def intersect(self, other: Interval) -> Interval:
         lo = other.min if self.min is None else self.min if other.min is None else \
-            ops.maximum(self.min, other.min)
+            _absorbed(self.min, other.min, ir.Min, ops.maximum)
         hi = other.max if self.max is None else self.max if other.max is None else \
-            ops.minimum(self.max, other.max)
+            _absorbed(self.max, other.max, ir.Max, ops.minimum)
         return Interval(lo, hi)
+
+
+def _absorbed(a: ir.Expr, b: ir.Expr, inner: type, pick) -> ir.Expr:
+    """pick(a, b) (a max or a min), or one of them where the other is already clamped by it:
+    max(m, min(y, m)) is m, and so are min(m, max(y, m)), max(min(y, m), m) and so on, as
+    Halide's simplifier rewrites them. A guarded update's touched region is the region it
+    covers clamped by its consumers' (min(rounded max, f.x.max)): left as a max of the two, the
+    Func's max let hides the clamp that makes `f.x.max - f.x.min` a tile's size, and what is
+    computed over that size is bounded as widely as the whole output."""
+    if not (a.type.is_scalar() and not a.type.is_float()):
+        return pick(a, b)
+    if isinstance(b, inner) and (b.a == a or b.b == a):
+        return a
+    if isinstance(a, inner) and (a.a == b or a.b == b):
+        return b
+    return pick(a, b)
 
 
 Scope = dict[str, Interval]
