@@ -376,6 +376,21 @@ def test_lerp_32_bit_is_exact_in_32_bit_arithmetic(target, name, wname, wgpu_ada
     check(hl.Pipeline([f, g]), [z.size], target, kernels=2)
 
 
+def test_lerp_of_a_lerp_of_32_bit_values(target, wgpu_adapter):
+    """The 32-bit lerp reads each operand several times; written out without Lets, one lerp of
+    mirrored reads legalized to a chain of 485 LetStmts, deeper than the WGSL printer's
+    recursion could go (differential tester seed 2063), and a lerp of it took minutes to
+    lower before failing the same way."""
+    a = hl.Buffer((ramp_image(np.uint16, seed=23) % 5000).astype(np.uint16), "a")
+    m = hl.BoundaryConditions.mirror_image(a)
+    u = [hl.cast(hl.UInt(32), m[x + dx, y + dy]) for dx, dy in ((2, -2), (1, -2), (-2, 1))]
+    first = hl.lerp(u[0], u[1] ^ u[2], hl.saturating_cast(hl.UInt(8), m[x + 2, y - 2]) / 62)
+    f = hl.Func("long_chain")
+    f[x, y] = hl.cast(hl.UInt(32), 3) % hl.lerp(first, u[2], hl.cast(hl.UInt(8), u[1]))
+    f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    check(f, [W, H], target, kernels=1)
+
+
 @pytest.mark.halide
 @pytest.mark.parametrize("name", ["i32", "u32"])
 @pytest.mark.parametrize("wname", ["u8", "u16", "u32"])

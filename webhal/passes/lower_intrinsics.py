@@ -4,6 +4,8 @@ lerp is built from 32-bit operations only (WGSL has no 64-bit integers, SPIR-V's
 
 from __future__ import annotations
 
+import itertools
+
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -80,6 +82,16 @@ def _mul_hi32(a: ir.Expr, b: ir.Expr) -> ir.Expr:
                   _intrin("shift_right", u, mid, sixteen))
 
 
+_LET_IDS = itertools.count()
+
+
+def _let(value: ir.Expr, body) -> ir.Expr:
+    """Let value be named in body(variable): the 32-bit lerp reads each operand several times,
+    and written out in full, lerps of lerps grow by that factor at each level."""
+    name = f"lerp.t{next(_LET_IDS)}"
+    return ir.Let(name, value, body(ir.Variable(value.type, name)))
+
+
 def _scaled_round(d: ir.Expr, w: ir.Expr) -> ir.Expr:
     """d * w / (2^32 - 1) rounded to nearest, for uint32 d and w, in 32-bit operations.
 
@@ -88,11 +100,12 @@ def _scaled_round(d: ir.Expr, w: ir.Expr) -> ir.Expr:
     (which cannot wrap). Rounding adds s >> 31, which also counts s == S as one more S. S is
     odd, so p / S is never halfway between integers."""
     u = d.type
-    hi, lo = _mul_hi32(d, w), ir.Mul(d, w)
-    s = ir.Add(hi, lo)
-    carry = _cast(u, ir.LT(s, lo))
-    rem = ir.Add(s, carry)
-    return ir.Add(ir.Add(hi, carry), _intrin("shift_right", u, rem, _c(31, u)))
+
+    def rounded(hi: ir.Expr, lo: ir.Expr) -> ir.Expr:
+        return _let(ir.Add(hi, lo), lambda s: _let(_cast(u, ir.LT(s, lo)), lambda carry: ir.Add(
+            ir.Add(hi, carry), _intrin("shift_right", u, ir.Add(s, carry), _c(31, u)))))
+    return _let(d, lambda d: _let(w, lambda w: _let(
+        _mul_hi32(d, w), lambda hi: _let(ir.Mul(d, w), lambda lo: rounded(hi, lo)))))
 
 
 def _lerp32(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
@@ -105,10 +118,11 @@ def _lerp32(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
     def biased(v: ir.Expr) -> ir.Expr:
         v = _cast(u, v)
         return v if flip is None else _intrin("bitwise_xor", u, v, flip)
-    zu, ou = biased(z), biased(o)
-    up = ir.GE(ou, zu)
-    step = _scaled_round(ir.Select(up, ir.Sub(ou, zu), ir.Sub(zu, ou)), w)
-    res = ir.Select(up, ir.Add(zu, step), ir.Sub(zu, step))
+    def result(zu: ir.Expr, ou: ir.Expr) -> ir.Expr:
+        up = ir.GE(ou, zu)
+        return _let(_scaled_round(ir.Select(up, ir.Sub(ou, zu), ir.Sub(zu, ou)), w),
+                    lambda step: ir.Select(up, ir.Add(zu, step), ir.Sub(zu, step)))
+    res = _let(biased(z), lambda zu: _let(biased(o), lambda ou: result(zu, ou)))
     return _cast(t, res if flip is None else _intrin("bitwise_xor", u, res, flip))
 
 

@@ -289,14 +289,21 @@ class KernelPrinter:
         self.locals[name] = wgsl
         return wgsl
 
-    def scoped(self, name: str, value: str, body: st.Stmt, depth: int) -> None:
-        saved = self.locals.get(name)
-        self.bound(name, value, depth)
-        self.stmt(body, depth)
-        if saved is None:
-            del self.locals[name]
-        else:
-            self.locals[name] = saved
+    def let_chain(self, s: st.LetStmt, depth: int) -> None:
+        """A LetStmt and the LetStmts directly in its body, in a loop: legalization binds every
+        intermediate value, and a long expression makes a chain deeper than Python's recursion
+        limit (differential tester seed 2063: 485 lets)."""
+        saved = []
+        while isinstance(s, st.LetStmt):
+            saved.append((s.name, self.locals.get(s.name)))
+            self.bound(s.name, self.expr(s.value), depth)
+            s = s.body
+        self.stmt(s, depth)
+        for name, old in reversed(saved):
+            if old is None:
+                del self.locals[name]
+            else:
+                self.locals[name] = old
 
     def thread_nest(self, loop: st.For, depth: int) -> None:
         """GPU thread loops: each loop variable is an invocation id (innermost loop: x); when
@@ -327,7 +334,7 @@ class KernelPrinter:
                         # Later thread nests read what this one wrote to workgroup memory.
                         self.emit("workgroupBarrier();", depth)
             case st.LetStmt():
-                self.scoped(s.name, self.expr(s.value), s.body, depth)
+                self.let_chain(s, depth)
             case st.Store():
                 place, value = self.element(s.name, self.expr(s.index)), self.expr(s.value)
                 if self.buffers[s.name].atomic:
