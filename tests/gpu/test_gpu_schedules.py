@@ -376,6 +376,18 @@ def test_lerp_32_bit_is_exact_in_32_bit_arithmetic(target, name, wname, wgpu_ada
     check(hl.Pipeline([f, g]), [z.size], target, kernels=2)
 
 
+def test_unread_float64_producer_is_not_compiled(target, wgpu_adapter):
+    """A float64 Func on the GPU (which WebGPU and Vulkan without vk_float64 lack) whose every
+    read simplifies away is dropped, not refused, as Halide drops it (differential seed 2169)."""
+    a = hl.Buffer(ramp_image(np.int16, seed=24), "a")
+    wide, out = hl.Func("wide"), hl.Func("uses_none_of_wide")
+    wide[x, y] = hl.f64(a[x, y]) * 0.5
+    out[x, y] = hl.i16(wide[x, y]) % hl.i16(0) + a[x, y]
+    wide.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    out.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    check(out, [W, H], target, kernels=1)
+
+
 def test_lerp_of_a_lerp_of_32_bit_values(target, wgpu_adapter):
     """The 32-bit lerp reads each operand several times; written out without Lets, one lerp of
     mirrored reads legalized to a chain of 485 LetStmts, deeper than the WGSL printer's

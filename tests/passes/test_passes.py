@@ -89,6 +89,15 @@ def simplify():
     return g, CPU
 
 
+def remove_dead_producers():
+    """f's only read is multiplied by 0: its producer and storage go."""
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x] = x * 2
+    g[x] = f[x] * 0 + x
+    f.compute_root()
+    return g, CPU
+
+
 def partition_loops():
     """A clamped read in a vectorized loop: the middle loop reads without the clamp."""
     image = hl.ImageParam(hl.UInt(8), 1, "input")
@@ -155,8 +164,9 @@ def offload_gpu_loops():
 
 
 EXAMPLES = [schedule_functions, bounds_inference, sliding_window, tracing, add_buffer_checks,
-            storage_flattening, simplify, partition_loops, lower_intrinsics, unroll, vectorize,
-            pack_mask_bits, find_intrinsics, offload_gpu_loops]
+            storage_flattening, simplify, remove_dead_producers, partition_loops,
+            lower_intrinsics, unroll, vectorize, pack_mask_bits, find_intrinsics,
+            offload_gpu_loops]
 
 
 def _module_name(fn) -> str:

@@ -178,6 +178,8 @@ def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return const(q, t)
     if cb == 1:
         return a
+    if cb == 0 and not t.is_float():  # Halide's x / 0 is 0
+        return const(0, t)
     return ir.Div(a, b)
 
 
@@ -186,7 +188,7 @@ def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     ca, cb = as_const(a), as_const(b)
     if ca is not None and cb is not None and t.is_scalar() and not t.is_float():
         return const(0 if cb == 0 else ca % abs(cb), t)
-    if cb == 1 and not t.is_float():
+    if cb in (0, 1) and not t.is_float():  # Halide's x % 0 is 0
         return const(0, t)
     return ir.Mod(a, b)
 

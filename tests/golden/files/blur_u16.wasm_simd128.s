@@ -624,7 +624,6 @@ blur_u16.par_for.1:
 	i32.const	3
 	i32.shr_s
 	local.set	25
-	block   	
 	local.get	1
 	i32.const	3
 	i32.shl 
@@ -642,48 +641,45 @@ blur_u16.par_for.1:
 	local.tee	26
 	local.get	6
 	i32.add 
-	local.tee	27
-	i32.const	2147483637
-	i32.gt_s
-	br_if   	0
-	local.get	27
-	i32.const	10
+	local.tee	10
+	i32.const	9
 	i32.add 
-	local.set	28
+	local.set	12
+	block   	
 	block   	
 	local.get	8
 	local.get	9
 	i32.sub 
-	local.tee	3
+	local.tee	6
 	i32.const	8
 	i32.add 
-	local.tee	12
+	local.tee	11
 	i32.const	3
 	i32.shr_s
 	local.tee	2
 	local.get	2
-	local.get	3
+	local.get	6
 	i32.const	-7
 	i32.add 
-	local.tee	8
+	local.tee	3
 	i32.const	3
 	i32.shr_s
 	i32.const	1
 	i32.add 
-	local.tee	3
+	local.tee	6
 	local.get	2
-	local.get	3
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	11
+	local.tee	8
 	local.get	2
-	local.get	12
+	local.get	11
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	3
-	local.get	11
-	local.get	3
+	local.tee	6
+	local.get	8
+	local.get	6
 	i32.gt_s
 	i32.select
 	local.tee	1
@@ -691,34 +687,39 @@ blur_u16.par_for.1:
 	br_if   	0
 	local.get	24
 	local.get	9
-	local.get	3
+	local.get	6
 	i32.const	3
 	i32.shl 
 	i32.add 
-	local.tee	12
+	local.tee	11
 	local.get	14
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	10
+	local.set	27
 	local.get	20
 	local.get	17
-	local.get	26
-	local.get	6
-	i32.add 
+	local.get	10
 	local.get	18
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.get	12
+	local.get	11
 	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
 	i32.add 
+	local.set	28
+	local.get	12
+	local.get	10
+	local.get	12
+	local.get	10
+	i32.gt_s
+	i32.select
 	local.set	29
 	local.get	1
 	i32.const	3
@@ -737,16 +738,16 @@ blur_u16.par_for.1:
 	i32.shl 
 	local.set	33
 	local.get	1
-	local.get	3
+	local.get	6
 	i32.sub 
 	local.set	34
-	local.get	11
+	local.get	8
 	i32.const	0
 	i32.gt_s
 	local.set	35
-	local.get	27
+	local.get	10
 	local.set	1
-.LBB1_6:
+.LBB1_5:
 	loop    	
 	local.get	1
 	local.get	18
@@ -759,27 +760,27 @@ blur_u16.par_for.1:
 	local.get	35
 	br_if   	0
 	local.get	1
-	local.get	27
+	local.get	10
 	i32.sub 
 	local.get	15
 	i32.mul 
 	local.set	11
 	br      	1
-.LBB1_8:
+.LBB1_7:
 	end_block
 	local.get	1
-	local.get	27
+	local.get	10
 	i32.sub 
 	local.get	15
 	i32.mul 
 	local.set	11
-	local.get	29
+	local.get	28
 	local.set	2
-	local.get	10
+	local.get	27
 	local.set	6
 	local.get	34
-	local.set	3
-.LBB1_9:
+	local.set	8
+.LBB1_8:
 	loop    	
 	local.get	6
 	local.get	2
@@ -817,12 +818,12 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	6
-	local.get	3
+	local.get	8
 	i32.const	-1
 	i32.add 
-	local.tee	3
+	local.tee	8
 	br_if   	0
-.LBB1_10:
+.LBB1_9:
 	end_loop
 	end_block
 	local.get	24
@@ -840,14 +841,14 @@ blur_u16.par_for.1:
 	local.get	30
 	local.set	2
 	local.get	31
-	local.set	3
-.LBB1_11:
+	local.set	8
+.LBB1_10:
 	loop    	
 	local.get	11
 	local.get	2
-	local.get	8
+	local.get	3
 	local.get	2
-	local.get	8
+	local.get	3
 	i32.lt_s
 	i32.select
 	local.get	9
@@ -896,38 +897,42 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	3
+	local.get	8
 	i32.const	-1
 	i32.add 
-	local.tee	3
+	local.tee	8
 	br_if   	0
 	end_loop
-	local.get	29
+	local.get	28
 	local.get	32
 	i32.add 
-	local.set	29
-	local.get	10
+	local.set	28
+	local.get	27
 	local.get	33
 	i32.add 
-	local.set	10
+	local.set	27
+	local.get	1
+	local.get	29
+	i32.eq  
+	local.set	2
 	local.get	1
 	i32.const	1
 	i32.add 
-	local.tee	1
-	local.get	28
-	i32.ne  
+	local.set	1
+	local.get	2
+	i32.eqz
 	br_if   	0
 	br      	2
-.LBB1_13:
+.LBB1_12:
 	end_loop
 	end_block
-	local.get	11
+	local.get	8
 	i32.const	1
 	i32.lt_s
 	br_if   	0
 	local.get	24
 	local.get	9
-	local.get	3
+	local.get	6
 	i32.const	3
 	i32.shl 
 	i32.add 
@@ -937,12 +942,10 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	8
+	local.set	3
 	local.get	20
 	local.get	17
-	local.get	26
-	local.get	6
-	i32.add 
+	local.get	10
 	local.get	18
 	i32.sub 
 	i32.mul 
@@ -956,27 +959,34 @@ blur_u16.par_for.1:
 	i32.add 
 	i32.add 
 	local.set	11
+	local.get	12
+	local.get	10
+	local.get	12
+	local.get	10
+	i32.gt_s
+	i32.select
+	local.set	12
 	local.get	17
 	i32.const	1
 	i32.shl 
-	local.set	12
+	local.set	9
 	local.get	15
 	i32.const	1
 	i32.shl 
-	local.set	9
-	local.get	1
-	local.get	3
-	i32.sub 
 	local.set	19
-.LBB1_15:
+	local.get	1
+	local.get	6
+	i32.sub 
+	local.set	1
+.LBB1_14:
 	loop    	
 	local.get	11
 	local.set	2
-	local.get	8
+	local.get	3
 	local.set	6
-	local.get	19
-	local.set	3
-.LBB1_16:
+	local.get	1
+	local.set	8
+.LBB1_15:
 	loop    	
 	local.get	6
 	local.get	2
@@ -1014,28 +1024,32 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	6
-	local.get	3
+	local.get	8
 	i32.const	-1
 	i32.add 
-	local.tee	3
+	local.tee	8
 	br_if   	0
 	end_loop
 	local.get	11
-	local.get	12
-	i32.add 
-	local.set	11
-	local.get	8
 	local.get	9
 	i32.add 
-	local.set	8
-	local.get	27
+	local.set	11
+	local.get	3
+	local.get	19
+	i32.add 
+	local.set	3
+	local.get	10
+	local.get	12
+	i32.eq  
+	local.set	2
+	local.get	10
 	i32.const	1
 	i32.add 
-	local.tee	27
-	local.get	28
-	i32.ne  
+	local.set	10
+	local.get	2
+	i32.eqz
 	br_if   	0
-.LBB1_18:
+.LBB1_17:
 	end_loop
 	end_block
 	local.get	25
@@ -1050,28 +1064,28 @@ blur_u16.par_for.1:
 	local.get	2
 	i32.lt_s
 	i32.select
-	local.tee	17
+	local.tee	18
 	local.get	25
 	i32.const	31
 	i32.shr_s
 	local.get	25
 	i32.and 
 	local.tee	2
-	local.get	17
+	local.get	18
 	local.get	2
 	i32.gt_s
 	i32.select
-	local.tee	28
+	local.tee	17
 	i32.sub 
 	local.set	31
-	local.get	28
+	local.get	17
 	i32.const	3
 	i32.shl 
 	local.set	32
-	local.get	28
+	local.get	17
 	local.get	2
 	i32.sub 
-	local.set	18
+	local.set	20
 	local.get	22
 	local.get	21
 	local.get	26
@@ -1127,15 +1141,15 @@ blur_u16.par_for.1:
 	i32.add 
 	i32.const	4
 	i32.add 
-	local.set	29
+	local.set	27
 	local.get	21
 	i32.const	1
 	i32.shl 
-	local.set	20
+	local.set	29
 	local.get	15
 	i32.const	1
 	i32.shl 
-	local.set	27
+	local.set	28
 	local.get	24
 	local.get	5
 	local.get	14
@@ -1143,32 +1157,32 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	9
-	i32.const	0
 	local.set	14
-.LBB1_19:
+	i32.const	0
+	local.set	9
+.LBB1_18:
 	loop    	
-	local.get	18
+	local.get	20
 	local.set	11
 	local.get	19
 	local.set	2
-	local.get	29
+	local.get	27
 	local.set	6
 	local.get	10
-	local.set	3
-	local.get	1
 	local.set	8
+	local.get	1
+	local.set	3
 	block   	
-	local.get	17
+	local.get	18
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-.LBB1_20:
+.LBB1_19:
 	loop    	
 	local.get	2
-	local.get	3
-	v128.load	0:p2align=1
 	local.get	8
+	v128.load	0:p2align=1
+	local.get	3
 	v128.load	0:p2align=1
 	i16x8.add
 	local.get	6
@@ -1197,37 +1211,37 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	6
-	local.get	3
-	i32.const	16
-	i32.add 
-	local.set	3
 	local.get	8
 	i32.const	16
 	i32.add 
 	local.set	8
+	local.get	3
+	i32.const	16
+	i32.add 
+	local.set	3
 	local.get	11
 	i32.const	-1
 	i32.add 
 	local.tee	11
 	br_if   	0
-.LBB1_21:
+.LBB1_20:
 	end_loop
 	end_block
 	block   	
 	block   	
 	local.get	25
-	local.get	28
+	local.get	17
 	i32.gt_s
 	br_if   	0
-	local.get	14
+	local.get	9
 	i32.const	1
 	i32.add 
-	local.set	14
+	local.set	9
 	br      	1
-.LBB1_23:
+.LBB1_22:
 	end_block
 	local.get	22
-	local.get	14
+	local.get	9
 	local.get	26
 	i32.add 
 	local.get	21
@@ -1235,14 +1249,14 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	8
-	local.get	14
+	local.set	3
+	local.get	9
 	local.get	15
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.set	11
-	local.get	14
+	local.get	9
 	i32.const	1
 	i32.add 
 	local.tee	30
@@ -1251,21 +1265,21 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.shl 
 	local.set	12
-	local.get	14
+	local.get	9
 	i32.const	2
 	i32.add 
 	local.get	15
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	14
+	local.set	9
 	local.get	31
-	local.set	3
+	local.set	8
 	local.get	32
 	local.set	2
-.LBB1_24:
+.LBB1_23:
 	loop    	
-	local.get	8
+	local.get	3
 	local.get	2
 	local.get	7
 	local.get	2
@@ -1276,7 +1290,7 @@ blur_u16.par_for.1:
 	i32.shl 
 	local.tee	6
 	i32.add 
-	local.get	9
+	local.get	14
 	local.get	6
 	i32.add 
 	local.tee	6
@@ -1289,7 +1303,7 @@ blur_u16.par_for.1:
 	v128.load	0:p2align=1
 	i16x8.add
 	local.get	6
-	local.get	14
+	local.get	9
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
@@ -1312,33 +1326,33 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	3
+	local.get	8
 	i32.const	-1
 	i32.add 
-	local.tee	3
+	local.tee	8
 	br_if   	0
 	end_loop
 	local.get	30
-	local.set	14
-.LBB1_26:
+	local.set	9
+.LBB1_25:
 	end_block
 	local.get	19
-	local.get	20
+	local.get	29
 	i32.add 
 	local.set	19
-	local.get	29
 	local.get	27
+	local.get	28
 	i32.add 
-	local.set	29
+	local.set	27
 	local.get	10
-	local.get	27
+	local.get	28
 	i32.add 
 	local.set	10
 	local.get	1
-	local.get	27
+	local.get	28
 	i32.add 
 	local.set	1
-	local.get	14
+	local.get	9
 	i32.const	8
 	i32.ne  
 	br_if   	0
@@ -1351,7 +1365,7 @@ blur_u16.par_for.1:
 	local.get	0
 	local.get	24
 	call	halide_free
-.LBB1_29:
+.LBB1_28:
 	end_block
 	local.get	23
 	drop
@@ -1359,7 +1373,7 @@ blur_u16.par_for.1:
 	global.set	__stack_pointer
 	i32.const	0
 	return
-.LBB1_30:
+.LBB1_29:
 	end_block
 	local.get	0
 	call	halide_error_out_of_memory
