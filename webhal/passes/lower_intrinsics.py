@@ -85,11 +85,25 @@ def _mul_hi32(a: ir.Expr, b: ir.Expr) -> ir.Expr:
 _LET_IDS = itertools.count()
 
 
-def _let(value: ir.Expr, body) -> ir.Expr:
-    """Let value be named in body(variable): the 32-bit lerp reads each operand several times,
-    and written out in full, lerps of lerps grow by that factor at each level."""
-    name = f"lerp.t{next(_LET_IDS)}"
-    return ir.Let(name, value, body(ir.Variable(value.type, name)))
+class _Lets:
+    """Values the 32-bit lerp reads several times, each computed once: written out in full,
+    lerps of lerps grow by that factor at each level. `__call__` names a value; `around` wraps
+    an expression in Lets of them, the first named outermost."""
+
+    def __init__(self):
+        self.pairs: list[tuple[str, ir.Expr]] = []
+
+    def __call__(self, value: ir.Expr) -> ir.Expr:
+        if isinstance(value, ir.Variable) or ops.as_const(value) is not None:
+            return value
+        name = f"lerp.t{next(_LET_IDS)}"
+        self.pairs.append((name, value))
+        return ir.Variable(value.type, name)
+
+    def around(self, e: ir.Expr) -> ir.Expr:
+        for name, value in reversed(self.pairs):
+            e = ir.Let(name, value, e)
+        return e
 
 
 def _scaled_round(d: ir.Expr, w: ir.Expr) -> ir.Expr:
@@ -100,12 +114,13 @@ def _scaled_round(d: ir.Expr, w: ir.Expr) -> ir.Expr:
     (which cannot wrap). Rounding adds s >> 31, which also counts s == S as one more S. S is
     odd, so p / S is never halfway between integers."""
     u = d.type
-
-    def rounded(hi: ir.Expr, lo: ir.Expr) -> ir.Expr:
-        return _let(ir.Add(hi, lo), lambda s: _let(_cast(u, ir.LT(s, lo)), lambda carry: ir.Add(
-            ir.Add(hi, carry), _intrin("shift_right", u, ir.Add(s, carry), _c(31, u)))))
-    return _let(d, lambda d: _let(w, lambda w: _let(
-        _mul_hi32(d, w), lambda hi: _let(ir.Mul(d, w), lambda lo: rounded(hi, lo)))))
+    let = _Lets()
+    d, w = let(d), let(w)
+    hi, lo = let(_mul_hi32(d, w)), let(ir.Mul(d, w))
+    s = let(ir.Add(hi, lo))
+    carry = let(_cast(u, ir.LT(s, lo)))
+    rem = ir.Add(s, carry)
+    return let.around(ir.Add(ir.Add(hi, carry), _intrin("shift_right", u, rem, _c(31, u))))
 
 
 def _lerp32(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
@@ -118,11 +133,11 @@ def _lerp32(z: ir.Expr, o: ir.Expr, w: ir.Expr, t: Type) -> ir.Expr:
     def biased(v: ir.Expr) -> ir.Expr:
         v = _cast(u, v)
         return v if flip is None else _intrin("bitwise_xor", u, v, flip)
-    def result(zu: ir.Expr, ou: ir.Expr) -> ir.Expr:
-        up = ir.GE(ou, zu)
-        return _let(_scaled_round(ir.Select(up, ir.Sub(ou, zu), ir.Sub(zu, ou)), w),
-                    lambda step: ir.Select(up, ir.Add(zu, step), ir.Sub(zu, step)))
-    res = _let(biased(z), lambda zu: _let(biased(o), lambda ou: result(zu, ou)))
+    let = _Lets()
+    zu, ou = let(biased(z)), let(biased(o))
+    up = ir.GE(ou, zu)
+    step = let(_scaled_round(ir.Select(up, ir.Sub(ou, zu), ir.Sub(zu, ou)), w))
+    res = let.around(ir.Select(up, ir.Add(zu, step), ir.Sub(zu, step)))
     return _cast(t, res if flip is None else _intrin("bitwise_xor", u, res, flip))
 
 
