@@ -1,15 +1,19 @@
 """halide_do_par_for on a pool of POSIX threads, written as LLVM IR (the host JIT links it; so can
 any object whose platform has pthreads).
 
-One job at a time: the caller publishes the job (task, closure, user context, index range) under
-the pool's mutex, opens it, bumps a generation counter and wakes every worker; caller and the
-workers that join (under the mutex, while the job is open) claim task indices with an atomic add
-until the range is used up. The caller then closes the job and waits for the workers that joined
-to finish; a worker that wakes later finds it closed, so no worker can read a finished job, and
-the caller never waits for a worker that was slow to wake (in a browser that can take longer
-than the job). A par_for that finds the pool busy (nested in a task, or called from another thread
-meanwhile) runs its tasks in order on its own thread. The first failing task's code is returned;
-tasks not yet claimed are then skipped.
+One job at a time: the caller publishes the job (task, closure, user context, index range), opens
+it and bumps a generation counter; caller and the workers that join claim task indices with an
+atomic add until the range is used up. The caller then closes the job and waits for the workers
+that joined to finish. A worker joins without the mutex: it counts itself active, then reads the
+open flag (both sequentially consistent, against the caller's close-then-read-active), so either
+the caller waits for it or it sees the job closed and reads nothing of it; the caller never waits
+for a worker that was slow to wake (in a browser that can take longer than the job). The mutex
+and condition variables serve only threads that stopped spinning: they count themselves as
+sleepers, and the other side takes the mutex to wake them only when there are any. (A worker that
+found the caller holding the mutex at every job start slept on it and woke tens of microseconds
+late, a large share of a short job.) A par_for that finds the pool busy (nested in a task, or
+called from another thread meanwhile) runs its tasks in order on its own thread. The first
+failing task's code is returned; tasks not yet claimed are then skipped.
 
 Threads: halide_set_num_threads(n) if called, else HL_NUM_THREADS, else one per core
 (sysconf), the last two read once; the pool starts workers when first needed and keeps them.
@@ -24,6 +28,7 @@ from llvmlite import ir as ll
 from webhal.codegen.llvm.types import I8, I32, PTR
 
 SYNC_BYTES = 64
+CACHE_LINE = 64
 SPIN = 1 << 18  # checks of a flag before sleeping on a condition variable
 SC_NPROCESSORS_ONLN = 84  # glibc's and musl's value
 TASK = ll.FunctionType(I32, [PTR, I32, PTR])
@@ -36,11 +41,14 @@ class _Pool:
         self.workers, self.generation, self.active, self.open, self.busy, self.requested = (
             self._global(n, I32) for n in ("workers", "generation", "active", "open", "busy",
                                            "requested"))
+        # Threads asleep on `wake`, and whether the caller is asleep on `done`.
+        self.sleepers, self.caller_asleep = (self._global(n, I32) for n in ("sleepers",
+                                                                            "caller_asleep"))
         self.default = self._global("default", I32)  # HL_NUM_THREADS or the cores; 0: not read
         self.task, self.closure, self.uc = (self._global(n, PTR) for n in ("task", "closure",
                                                                             "uc"))
-        self.next, self.end, self.result = (self._global(n, I32) for n in ("next", "end",
-                                                                           "result"))
+        self.end, self.result = (self._global(n, I32) for n in ("end", "result"))
+        self.next = self._own_line("next")
         f = self._declare
         self.lock = f("pthread_mutex_lock", I32, [PTR])
         self.unlock = f("pthread_mutex_unlock", I32, [PTR])
@@ -61,6 +69,14 @@ class _Pool:
         g = ll.GlobalVariable(self.m, t, name=f"webhal.pool.{name}")
         g.linkage, g.initializer = "internal", ll.Constant(t, None)
         return g
+
+    def _own_line(self, name: str) -> ll.Value:
+        """An i32 alone on its cache line: every claim writes it, and a line shared with the
+        job's read-only fields would move between the cores at every task."""
+        t = ll.ArrayType(I32, CACHE_LINE // 4)
+        g = ll.GlobalVariable(self.m, t, name=f"webhal.pool.{name}")
+        g.linkage, g.align, g.initializer = "internal", CACHE_LINE, ll.Constant(t, None)
+        return g.gep([ll.Constant(I32, 0), ll.Constant(I32, 0)])
 
     def _declare(self, name: str, ret: ll.Type, args: list[ll.Type]) -> ll.Function:
         return self.m.globals.get(name) or ll.Function(self.m, ll.FunctionType(ret, args),
@@ -134,20 +150,21 @@ def _while(b: ll.IRBuilder, condition, body) -> None:
 
 def _claim(p: _Pool) -> ll.Function:
     """Run tasks of the published job, claimed one index at a time, until none are left or one
-    has failed."""
+    has failed. The job's fields do not change while anyone claims: they are read once."""
     fn = ll.Function(p.m, ll.FunctionType(ll.VoidType(), []), name="webhal.pool.claim")
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
+    task, uc, closure, end = (_ld(b, g) for g in (p.task, p.uc, p.closure, p.end))
     loop, run, stop = (fn.append_basic_block(n) for n in ("claim", "run", "stop"))
     b.branch(loop)
     b.position_at_end(loop)
     result = b.load_atomic(p.result, "monotonic", 4, typ=I32)
     failed = b.icmp_signed("!=", result, ll.Constant(I32, 0))
     index = b.atomic_rmw("add", p.next, ll.Constant(I32, 1), "monotonic")
-    used_up = b.icmp_signed(">=", index, _ld(b, p.end))
+    used_up = b.icmp_signed(">=", index, end)
     b.cbranch(b.or_(failed, used_up), stop, run)
     b.position_at_end(run)
-    code = p.call_task(b, _ld(b, p.task), [_ld(b, p.uc), index, _ld(b, p.closure)])
+    code = p.call_task(b, task, [uc, index, closure])
     with b.if_then(b.icmp_signed("!=", code, ll.Constant(I32, 0)), likely=False):
         b.cmpxchg(p.result, ll.Constant(I32, 0), code, "monotonic", "monotonic")
     b.branch(loop)
@@ -156,10 +173,30 @@ def _claim(p: _Pool) -> ll.Function:
     return fn
 
 
+def _sleep_while(p: _Pool, b: ll.IRBuilder, asleep, condvar, still_waiting) -> None:
+    """Block on condvar while still_waiting(b), announced in `asleep` (under the mutex, before
+    the last check), so that the thread that ends the wait knows to take the mutex and signal."""
+    b.call(p.lock, [p.mutex.bitcast(PTR)])
+    b.atomic_rmw("add", asleep, ll.Constant(I32, 1), "seq_cst")
+    _while(b, still_waiting, lambda b: b.call(p.cond_wait, [condvar.bitcast(PTR),
+                                                            p.mutex.bitcast(PTR)]))
+    b.atomic_rmw("sub", asleep, ll.Constant(I32, 1), "seq_cst")
+    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+
+
+def _wake_sleepers(p: _Pool, b: ll.IRBuilder, asleep, condvar) -> None:
+    """After a seq_cst write that ends a wait: signal condvar if anyone sleeps on it."""
+    sleeping = b.load_atomic(asleep, "seq_cst", 4, typ=I32)
+    with b.if_then(b.icmp_signed(">", sleeping, ll.Constant(I32, 0)), likely=False):
+        b.call(p.lock, [p.mutex.bitcast(PTR)])
+        b.call(p.broadcast, [condvar.bitcast(PTR)])
+        b.call(p.unlock, [p.mutex.bitcast(PTR)])
+
+
 def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
-    """A pool thread: wait for a new generation, join its job if it is still open, claim tasks,
-    leave (waking the caller when last out), repeat. Its argument is the generation current when
-    it was created."""
+    """A pool thread: wait for a new generation (spinning, then asleep), join its job if it is
+    still open, claim tasks, leave (waking the caller when last out and it sleeps), repeat. Its
+    argument is the generation current when it was created."""
     fn = ll.Function(p.m, ll.FunctionType(PTR, [PTR]), name="webhal.pool.worker")
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -168,20 +205,22 @@ def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
     forever = fn.append_basic_block("forever")
     b.branch(forever)
     b.position_at_end(forever)
-    _spin(b, lambda b: b.icmp_signed("==", _ld_atomic(b, p.generation), _ld(b, seen)))
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
-    _while(b, lambda b: b.icmp_signed("==", _ld(b, p.generation), _ld(b, seen)),
-           lambda b: b.call(p.cond_wait, [p.wake.bitcast(PTR), p.mutex.bitcast(PTR)]))
-    b.store(_ld(b, p.generation), seen)
-    with b.if_then(b.icmp_signed("!=", _ld(b, p.open), ll.Constant(I32, 0))):
-        b.atomic_rmw("add", p.active, ll.Constant(I32, 1), "monotonic")
-        b.call(p.unlock, [p.mutex.bitcast(PTR)])
+
+    def no_new_job(b):
+        now = b.load_atomic(p.generation, "seq_cst", 4, typ=I32)
+        return b.icmp_signed("==", now, _ld(b, seen))
+
+    _spin(b, no_new_job)
+    with b.if_then(no_new_job(b), likely=False):
+        _sleep_while(p, b, p.sleepers, p.wake, no_new_job)
+    b.store(b.load_atomic(p.generation, "acquire", 4, typ=I32), seen)
+    b.atomic_rmw("add", p.active, ll.Constant(I32, 1), "seq_cst")
+    is_open = b.load_atomic(p.open, "seq_cst", 4, typ=I32)
+    with b.if_then(b.icmp_signed("!=", is_open, ll.Constant(I32, 0)), likely=True):
         b.call(claim, [])
-        b.call(p.lock, [p.mutex.bitcast(PTR)])
-        before = b.atomic_rmw("sub", p.active, ll.Constant(I32, 1), "release")
-        with b.if_then(b.icmp_signed("==", before, ll.Constant(I32, 1))):
-            b.call(p.broadcast, [p.done.bitcast(PTR)])
-    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    before = b.atomic_rmw("sub", p.active, ll.Constant(I32, 1), "seq_cst")
+    with b.if_then(b.icmp_signed("==", before, ll.Constant(I32, 1))):
+        _wake_sleepers(p, b, p.caller_asleep, p.done)
     b.branch(forever)
     return fn
 
@@ -288,8 +327,7 @@ def build(m: ll.Module, size_t: ll.IntType) -> None:
     b.cbranch(b.extract_value(taken, 1), publish, serial)
 
     b.position_at_end(publish)
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
-    gen = _ld(b, p.generation)
+    gen = _ld_atomic(b, p.generation)
     gen_arg = b.inttoptr(b.zext(gen, size_t) if size_t.width > 32 else gen, PTR)
 
     def start_one(b):
@@ -312,20 +350,20 @@ def build(m: ll.Module, size_t: ll.IntType) -> None:
     b.store(lo, p.next)
     b.store(end, p.end)
     b.store(ll.Constant(I32, 0), p.result)
-    b.store(ll.Constant(I32, 1), p.open)
-    b.store_atomic(b.add(gen, ll.Constant(I32, 1)), p.generation, "release", 4)
-    b.call(p.broadcast, [p.wake.bitcast(PTR)])
-    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    b.store_atomic(ll.Constant(I32, 1), p.open, "seq_cst", 4)
+    b.atomic_rmw("add", p.generation, ll.Constant(I32, 1), "seq_cst")
+    _wake_sleepers(p, b, p.sleepers, p.wake)
     b.call(claim, [])
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
-    b.store(ll.Constant(I32, 0), p.open)  # no one joins now; wait for those who did
-    b.call(p.unlock, [p.mutex.bitcast(PTR)])
-    _spin(b, lambda b: b.icmp_signed(">", _ld_atomic(b, p.active), ll.Constant(I32, 0)))
-    b.call(p.lock, [p.mutex.bitcast(PTR)])
-    _while(b, lambda b: b.icmp_signed(">", _ld(b, p.active), ll.Constant(I32, 0)),
-           lambda b: b.call(p.cond_wait, [p.done.bitcast(PTR), p.mutex.bitcast(PTR)]))
-    result = _ld(b, p.result)
-    b.call(p.unlock, [p.mutex.bitcast(PTR)])
+    b.store_atomic(ll.Constant(I32, 0), p.open, "seq_cst", 4)  # no one joins now
+
+    def workers_active(b):
+        return b.icmp_signed(">", b.load_atomic(p.active, "seq_cst", 4, typ=I32),
+                             ll.Constant(I32, 0))
+
+    _spin(b, workers_active)
+    with b.if_then(workers_active(b), likely=False):
+        _sleep_while(p, b, p.caller_asleep, p.done, workers_active)
+    result = b.load_atomic(p.result, "monotonic", 4, typ=I32)
     b.store_atomic(ll.Constant(I32, 0), p.busy, "release", 4)
     b.ret(result)
 
