@@ -215,6 +215,58 @@ def test_what_halide_accepts_beside_those():
     assert hl.clamp(typed("f32"), 0, 1).type() == hl.Float(32)
 
 
+# Bounds of clamp that are Exprs of another type: Halide converts those it can without loss
+# (a constant its type holds exactly, a value of a narrower type, a widening cast of either) and
+# refuses the rest. Each case: (value's type, lower bound, upper bound), a bound as (type, value)
+# for a constant or (type, None) for the non-constant cast of x.
+CLAMP_BOUNDS = [
+    ("i64", ("u64", 2), ("u64", 1978344244445146328)),
+    ("u8", ("i32", 5), ("i32", 100)),
+    ("f32", ("i32", 1), ("i32", 3)),
+    ("i32", ("f32", 1.0), ("f32", 3.0)),
+    ("i16", ("u8", None), ("i16", 100)),
+    ("i32", ("i64", -7), ("u16", None)),
+    ("i16", ("i32", 2), ("i32", 100000)),
+    ("u8", ("i32", -5), ("i32", 100)),
+    ("i16", ("i32", None), ("i16", 100)),
+    ("u64", ("i64", -1), ("i64", 3)),
+    ("i32", ("u32", 1), ("u32", 4000000000)),
+    ("i32", ("f32", 1.5), ("f32", 3.0)),
+    ("u16", ("f64", 65535.0), ("f64", 65536.0)),
+]
+
+
+@pytest.mark.halide
+@pytest.mark.parametrize("case", CLAMP_BOUNDS, ids=lambda c: "-".join(map(str, c)))
+def test_clamp_bounds_of_other_types_as_in_halide(case):
+    """The same refusals, and otherwise the same type and values over a few points."""
+    from tests.halide_peer import require
+    (halide,) = require("halide")
+
+    def clamped(lib):
+        v = lib.Var("v")
+
+        def cast(name, value):
+            kind = {"u": lib.UInt, "i": lib.Int, "f": lib.Float}[name[0]]
+            return lib.cast(kind(int(name[1:])), v * 3 if value is None else value)
+
+        try:
+            e = lib.clamp(cast(case[0], None), cast(*case[1]), cast(*case[2]))
+        except Exception as exc:  # noqa: BLE001 - a refusal is the answer to compare
+            return type(exc).__name__, None
+        f = lib.Func("clamped")
+        f[v] = e
+        out = f.realize([8], hl.Target("reference")) if lib is hl else f.realize([8])
+        return str(e.type()), np.asarray(out)
+
+    (ours, ours_values), (theirs, theirs_values) = clamped(hl), clamped(halide)
+    if theirs == "HalideError":
+        assert ours == "CompileError"
+    else:
+        assert ours == theirs
+        np.testing.assert_array_equal(ours_values, theirs_values)
+
+
 def test_cast_of_a_python_int_wraps():
     assert value_of(hl.cast(hl.UInt(8), 300)) == 44
     assert value_of(hl.u8(-1)) == 255

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
@@ -155,11 +156,36 @@ def _clamp_bound(a: ir.Expr, bound, which: str) -> ir.Expr:
             a.type.is_int_or_uint() and a.type.can_represent(bound):
         return to_node(bound, like=a.type)
     b = to_node(bound)
-    if b.type != a.type and not _widens_to(b.type, a.type):
+    converted = _lossless(a.type, b)
+    if converted is None:
         raise CompileError(f"the {which} bound of clamp, {Expr(b)}, has type {b.type}, but the "
                            f"value clamped, {Expr(a)}, has type {a.type}; cast the bound with "
                            f"hl.cast({a.type!r}, ...)", user_location())
-    return cast_node(a.type, b)
+    return converted
+
+
+def _lossless(t: Type, e: ir.Expr) -> ir.Expr | None:
+    """e as an expression of type t with e's value, or None where a value could change (what
+    Halide's lossless_cast finds for clamp's bounds): e itself, a cast from a type t holds, a
+    constant t represents exactly, or a widening cast of one of these."""
+    if e.type == t:
+        return e
+    if _widens_to(e.type, t):
+        return cast_node(t, e)
+    if isinstance(e, ir.IntImm | ir.UIntImm | ir.FloatImm) and _represents(t, e.value):
+        return ops.make_const(t, e.value)
+    if isinstance(e, ir.Cast) and _widens_to(e.value.type, e.type):
+        return _lossless(t, e.value)
+    return None
+
+
+def _represents(t: Type, value: int | float) -> bool:
+    """Whether t holds the constant exactly."""
+    if t.is_float():
+        return math.isnan(value) or float(t.dtype.type(value)) == value
+    if t.is_int_or_uint() and not t.is_bool():
+        return float(value).is_integer() and t.min() <= value <= t.max()
+    return False
 
 
 def _widens_to(src: Type, dst: Type) -> bool:
