@@ -41,6 +41,14 @@ def type_range(t: str) -> tuple[float, float]:
     return int(info.min), int(info.max)
 
 
+def _floor(v: float) -> float:
+    return math.floor(v) if isinstance(v, float) and math.isfinite(v) else v
+
+
+def _ceil(v: float) -> float:
+    return math.ceil(v) if isinstance(v, float) and math.isfinite(v) else v
+
+
 def bits(t: str) -> int:
     return 1 if t == "bool" else np.dtype(t).itemsize * 8
 
@@ -129,6 +137,9 @@ class Generator:
         if t.startswith("float"):  # rounded as the cast rounds: u32 4294967295 is 2**32
             near = np.float32 if t == "float32" else np.float64
             return Val(code, t, float(near(a.lo)), float(near(a.hi)), a.exact)
+        # Integer bounds stay exact integers: a float bound such as -443.9 added to a 64-bit
+        # constant near -2**63 rounds to -2**63 and would look as if it fit (seed 7881).
+        a = Val(a.code, a.type, _floor(a.lo), _ceil(a.hi), a.exact)
         if a.fits(t):
             return Val(code, t, a.lo, a.hi)
         if fn == "hl.saturating_cast":

@@ -103,6 +103,16 @@ def test_casts_to_float_round_the_interval():
     assert Generator(0).cast("float64", Val("a", "int64", 0, 2**63 - 1)).hi == 2.0**63
 
 
+def test_casts_to_integers_keep_exact_bounds():
+    """A float cast to int64 has integer bounds, so a sum with a constant near -2**63 is seen
+    to overflow (the long run's seed 7881 added -9223372036854775807 to a cast float of at
+    least -443.9: as floats the sum rounded to -2**63 and looked as if it fit)."""
+    v = Generator(0).cast("int64", Val("a", "float32", -443.94, 356.29))
+    assert (v.lo, v.hi) == (-444, 357) and isinstance(v.lo, int)
+    low = -9223372036854775807
+    assert Generator.wrap("int64", low + v.lo, low + v.hi, "s") is None
+
+
 @pytest.mark.parametrize("t", ["int32", "int64"])
 def test_wide_signed_left_shifts_never_overflow(t):
     """A left shift of a 32/64-bit signed value that overflows is undefined in Halide (the long
