@@ -388,6 +388,23 @@ def test_unread_float64_producer_is_not_compiled(target, wgpu_adapter):
     check(out, [W, H], target, kernels=1)
 
 
+@pytest.mark.parametrize("read", ["modulo_itself", "inverted_clamp"])
+def test_producer_read_only_where_its_value_cannot_matter(target, wgpu_adapter, read):
+    """A uint64 Func on the GPU read only as v % v (0 whatever v is) or through a clamp whose
+    lower bound is above its upper one (the lower bound whatever the value): Halide simplifies
+    the read away and compiles no 64-bit kernel; so does webhal (differential seeds 2652 and
+    3758, which lerped 32-bit values with a float weight, in float64 and uint64)."""
+    a = hl.Buffer(ramp_image(np.int16, seed=25), "a")
+    wide, out = hl.Func("wide"), hl.Func(f"reads_wide_by_{read}")
+    wide[x, y] = hl.u64(a[x, y]) * 3
+    v = hl.u16(wide[x, y])
+    out[x, y] = (v % v if read == "modulo_itself" else hl.clamp(v, hl.u16(9), hl.u16(2))) + \
+        hl.u16(a[x, y])
+    wide.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    out.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    check(out, [W, H], target, kernels=1)
+
+
 def test_lerp_of_a_lerp_of_32_bit_values(target, wgpu_adapter):
     """The 32-bit lerp reads each operand several times; written out without Lets, one lerp of
     mirrored reads legalized to a chain of 485 LetStmts, deeper than the WGSL printer's

@@ -84,6 +84,12 @@ def test_split_offset(e, split):
     (ops.maximum(ir.Add(x, ops.const(2)), x), ir.Add(x, ops.const(2))),
     (ops.minimum(ir.Min(x, ops.const(4)), ops.const(2)), ir.Min(x, ops.const(2))),
     (ops.minimum(ops.const(3), x), ir.Min(x, ops.const(3))),  # constants go right
+    (ops.maximum(ir.Min(x, ops.const(0)), ops.const(2)), ops.const(2)),  # clamp(x, 2, 0)
+    (ops.maximum(ops.const(2), ir.Min(x, ops.const(2))), ops.const(2)),
+    (ops.minimum(ir.Max(x, ops.const(5)), ops.const(2)), ops.const(2)),
+    (ops.maximum(ir.Min(x, ops.const(5)), ops.const(2)),
+     ir.Max(ir.Min(x, ops.const(5)), ops.const(2))),
+    (ops.mod(x, x), ops.const(0)),
     (ops.select(ops.const(1, Bool()), x, ops.const(0)), x),
     (ops.select(ir.LT(x, ops.const(0)), x, x), x),
     (ops.and_(ops.const(1, Bool()), ir.LT(x, ops.const(0))), ir.LT(x, ops.const(0))),
@@ -133,10 +139,10 @@ def _operands(t):
     v = ir.Variable(t, "x")
     k = lambda n: ops.const(n, t)  # noqa: E731
     lo, hi = t.min(), t.max()
+    rounded_up = ir.Add(ir.Mul(ir.Div(ir.Add(v, k(3)), k(4)), k(4)), k(1))
     return [v, k(0), k(1), k(3), k(hi), k(lo), ir.Add(v, k(2)), ir.Sub(v, k(1)),
-            ir.Mul(v, k(2)), ir.Min(v, k(4)), ir.Add(ir.Mul(ir.Div(ir.Add(v, k(3)), k(4)),
-                                                            k(4)), k(1)), k(-2 if t.is_int()
-                                                                            else 2)]
+            ir.Mul(v, k(2)), ir.Min(v, k(4)), ir.Max(v, k(1)), rounded_up,
+            k(-2 if t.is_int() else 2)]
 
 
 @pytest.mark.parametrize("t", [I32, I16, U8, U32], ids=str)

@@ -190,6 +190,8 @@ def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return const(0 if cb == 0 else ca % abs(cb), t)
     if cb in (0, 1) and not t.is_float():  # Halide's x % 0 is 0
         return const(0, t)
+    if a == b and not t.is_float():  # x % x is 0, x = 0 included
+        return const(0, t) if t.is_scalar() else ir.Broadcast(const(0, t.element_of()), t.lanes)
     return ir.Mod(a, b)
 
 
@@ -213,6 +215,14 @@ def _min_max(a: ir.Expr, b: ir.Expr, pick, node):
             ry, ky = split_offset(y)
             if ry is not None and _rounds_up(rx, ry) and kx >= ky:  # so x >= y
                 return y if node is ir.Min else x
+    if not t.is_float():
+        # max(min(x, c1), c2) -> c2 where c2 >= c1, and min(max(x, c1), c2) -> c2 where
+        # c2 <= c1 (a clamp whose lower bound is above its upper one)
+        other = ir.Max if node is ir.Min else ir.Min
+        for x, c in ((a, cb), (b, ca)):
+            inner = as_const(x.b) if isinstance(x, other) else None
+            if c is not None and inner is not None and pick(inner, c) == c:
+                return b if x is a else a
     if not t.is_float() and t.is_scalar():
         # min(min(x, c1), c2) -> min(x, min(c1, c2))
         if isinstance(a, node) and cb is not None and as_const(a.b) is not None:
