@@ -87,7 +87,7 @@ def _tasks(seconds: dict[int, float], codes: dict[int, int] | None = None):
 def test_a_sleeping_worker_is_woken_by_the_next_job(par_for):
     par_for(None, *_tasks({})[:1], 0, 2, None)  # the worker exists
     time.sleep(0.05)  # and stops spinning
-    task, ran = _tasks({0: 0.03, 1: 0.03})
+    task, ran = _tasks({0: 0.1, 1: 0.1})  # ample time for a woken worker, even under load
     assert par_for(None, task, 0, 2, None) == 0
     assert sorted(ran) == [0, 1]
     assert ran[0] != ran[1], "the worker slept through the job: the caller ran both tasks"
@@ -96,7 +96,7 @@ def test_a_sleeping_worker_is_woken_by_the_next_job(par_for):
 def test_the_caller_sleeps_until_the_last_worker_is_done(par_for):
     # The caller claims task 0 first; the worker joins during it and takes task 1, which runs
     # long past the caller's spin.
-    task, ran = _tasks({0: 0.03, 1: 0.15})
+    task, ran = _tasks({0: 0.1, 1: 0.3})
     assert par_for(None, task, 0, 2, None) == 0
     assert sorted(ran) == [0, 1] and ran[0] != ran[1]
 
