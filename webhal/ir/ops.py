@@ -179,7 +179,7 @@ def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if cb == 1:
         return a
     if cb == 0 and not t.is_float():  # Halide's x / 0 is 0
-        return const(0, t)
+        return _zero(t)
     return ir.Div(a, b)
 
 
@@ -188,11 +188,14 @@ def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     ca, cb = as_const(a), as_const(b)
     if ca is not None and cb is not None and t.is_scalar() and not t.is_float():
         return const(0 if cb == 0 else ca % abs(cb), t)
-    if cb in (0, 1) and not t.is_float():  # Halide's x % 0 is 0
-        return const(0, t)
-    if a == b and not t.is_float():  # x % x is 0, x = 0 included
-        return const(0, t) if t.is_scalar() else ir.Broadcast(const(0, t.element_of()), t.lanes)
+    if (cb in (0, 1) or a == b) and not t.is_float():  # Halide's x % 0 is 0; so is x % x
+        return _zero(t)
     return ir.Mod(a, b)
+
+
+def _zero(t: Type) -> ir.Expr:
+    """0 of t, a Broadcast for a vector type."""
+    return const(0, t) if t.is_scalar() else ir.Broadcast(const(0, t.element_of()), t.lanes)
 
 
 def _min_max(a: ir.Expr, b: ir.Expr, pick, node):

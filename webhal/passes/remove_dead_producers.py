@@ -21,29 +21,32 @@ def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
         if not isinstance(n, st.Stmt):
             return n
         n = rebuild(n, go)
-        if isinstance(n, st.Allocate) and _dead(n):
-            return _without_producer(n.body, n.name)
+        if isinstance(n, st.Allocate):
+            rest = _rest_if_dead(n)
+            if rest is not None:
+                return rest
         return n
     return go(s)
 
 
-def _dead(a: st.Allocate) -> bool:
-    """Whether a's buffer is written only by its own producer, read nowhere, and that producer
-    has no other effect."""
+def _rest_if_dead(a: st.Allocate) -> st.Stmt | None:
+    """a's body without its producer, where a's buffer is written only by that producer, read
+    nowhere, and the producer has no other effect; else None."""
     producers = [n for n in walk(a.body)
                  if isinstance(n, st.ProducerConsumer) and n.is_producer and n.name == a.name]
     if len(producers) != 1:
-        return False
+        return None
     produce = producers[0]
     own = {a.name} | {n.name for n in walk(produce.body) if isinstance(n, st.Allocate)}
     for n in walk(produce.body):
         if isinstance(n, st.Store) and n.name not in own:
-            return False
+            return None
         if isinstance(n, ir.Call) and n.call_type is ir.CallType.RUNTIME:
-            return False
+            return None
     rest = _without_producer(a.body, a.name)
-    return not any(isinstance(n, (ir.Load, st.Store)) and n.name == a.name or
-                   isinstance(n, ir.Variable) and n.name == a.name for n in walk(rest))
+    used = any(isinstance(n, (ir.Load, st.Store)) and n.name == a.name or
+               isinstance(n, ir.Variable) and n.name == a.name for n in walk(rest))
+    return None if used else rest
 
 
 def _without_producer(s: st.Stmt, name: str) -> st.Stmt:
