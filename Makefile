@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-DEBS := emscripten chromium mesa-vulkan-drivers libvulkan1 vulkan-tools vulkan-validationlayers spirv-tools wabt
+DEBS := emscripten chromium firefox-esr mesa-vulkan-drivers libvulkan1 vulkan-tools vulkan-validationlayers spirv-tools wabt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup demo test lint fast debs clean
