@@ -76,6 +76,10 @@ class Function:
     declared_dims: int | None = None
     # output_buffer().dim(d).set_min/set_extent/set_stride: (field, d) -> its value
     output_constraints: dict = field(default_factory=dict)
+    # Estimates of its output buffer, dimension d -> (min, extent) (either may be None): what
+    # Func.set_estimate and output_buffer().dim(d).set_estimate give, as Halide copies them into
+    # the output Parameter for a generator's metadata. Read by autoschedulers only.
+    output_estimates: dict = field(default_factory=dict)
 
     @property
     def defined(self) -> bool:

@@ -181,6 +181,10 @@ class FuncSchedule:
     store_level: LoopLevel = field(default_factory=LoopLevel.inlined)
     memory_type: MemoryType = MemoryType.Auto
     bounds: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # var -> (min, extent)
+    # Func.set_estimate(s): (pure var name, min, extent) per estimated Var, in the order given
+    # (a Var estimated again keeps its place, with the new values); min or extent may be None
+    # (not given). Int32 IR Exprs. Read by autoschedulers only: lowering ignores them.
+    estimates: list[tuple[str, Any, Any]] = field(default_factory=list)
     storage_order: list[str] | None = None
     where: SourceLocation | None = None  # of the latest compute_* directive
     trace: set[str] = field(default_factory=set)  # of "stores", "loads", "realizations"

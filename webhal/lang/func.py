@@ -153,6 +153,14 @@ class OutputImageParam:
     def _constraints(self) -> dict:
         return self._function.output_constraints
 
+    def _set_estimate(self, d: int, lo, ext) -> None:
+        Func._of(self._function).set_estimate(Var(self._function.pure_args[d]), lo, ext)
+
+    def set_estimates(self, region) -> OutputImageParam:
+        """Its Func's set_estimates, as Halide's."""
+        Func._of(self._function).set_estimates(region)
+        return self
+
     def __repr__(self):
         if self._name is None:
             return "<halide.OutputImageParam OutputImageParam()>"
@@ -390,6 +398,38 @@ class Func(Stage):
             raise CompileError(f"bound: Func {self.name()} has no pure Var {name}; its Vars are "
                                f"{', '.join(fn.pure_args)}", user_location())
         fn.schedule.bounds[name] = (to_node(min), to_node(extent))
+        return self
+
+    def set_estimate(self, var, min, extent):  # noqa: A002
+        """The usual range [min, min + extent) of pure Var `var`, for autoschedulers (Halide's);
+        it changes no compiled code. Kept in `function().schedule.estimates` as (var name, min,
+        extent) and, for this Func's output buffer, in `function().output_estimates`."""
+        from webhal.lang.param import estimate_node
+        name = loop_name(var)
+        fn = self._require_defined("set_estimate")
+        if name not in fn.pure_args:
+            raise CompileError(f"Can't provide an estimate on variable {name} of function "
+                               f"{self.name()} because {name} is not one of its pure variables "
+                               f"({', '.join(fn.pure_args)})", user_location())
+        what = f"Func {self.name()}.set_estimate({name})"
+        entry = (name, estimate_node(min, what), estimate_node(extent, what))
+        ests = fn.schedule.estimates
+        at = next((i for i, e in enumerate(ests) if e[0] == name), len(ests))
+        ests[at:at + 1] = [entry]
+        d = fn.pure_args.index(name)
+        old = fn.output_estimates.get(d, (None, None))
+        fn.output_estimates[d] = (entry[1] if entry[1] is not None else old[0],
+                                  entry[2] if entry[2] is not None else old[1])
+        return self
+
+    def set_estimates(self, region):
+        """set_estimate for each pure Var in order: `f.set_estimates([(0, 1536), (0, 2560)])`
+        (pairs or hl.Range)."""
+        from webhal.lang.param import region_pairs
+        fn = self._require_defined("set_estimates")
+        for name, (lo, ext) in zip(fn.pure_args, region_pairs(region, fn.dimensions,
+                                                             f"Func {self.name()}")):
+            self.set_estimate(Var(name), lo, ext)
         return self
 
     def reorder_storage(self, *vars):

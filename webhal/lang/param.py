@@ -10,6 +10,30 @@ from webhal.lang.expr import Expr, ExprLike, cast_node, to_node
 from webhal.lang.names import check_name, unique_name
 
 
+def estimate_node(value, what: str):
+    """An estimate's min or extent as int32 IR (None stays None: not given). Estimates are
+    Exprs as in Halide, usually constants; a float or bool is refused."""
+    if value is None or isinstance(value, Expr) and not value.defined():
+        return None
+    n = to_node(value)
+    if not n.type.is_int_or_uint() or n.type.is_bool():
+        raise CompileError(f"{what}: an estimate must be an integer, not {value!r} of type "
+                           f"{n.type}", user_location())
+    return cast_node(Int(32), n)
+
+
+def region_pairs(region, count: int, what: str) -> list[tuple]:
+    """A region ([(min, extent), ...] or hl.Range objects) as one (min, extent) pair per
+    dimension, checked to have `count` of them."""
+    from webhal.lang.var import Range
+    pairs = [(r.min, r.extent) if isinstance(r, Range) else tuple(r) for r in region]
+    if len(pairs) != count or any(len(p) != 2 for p in pairs):
+        raise CompileError(f"{what} has {count} dimensions, but the estimates passed to "
+                           f"set_estimates contain {len(pairs)} (min, extent) pairs",
+                           user_location())
+    return pairs
+
+
 class Param(ExprLike):
     """A scalar argument of a pipeline: `hl.Param(hl.Float(32), "gain", 1.5)`."""
 
@@ -61,7 +85,13 @@ class Param(ExprLike):
         return None if self._max is None else Expr(self._max)
 
     def set_estimate(self, value) -> None:
-        self._estimate = value
+        """A typical value, for autoschedulers (Halide's); it changes no compiled code. Read
+        it back with estimate(): an IR constant of the Param's type, or None."""
+        self._estimate = to_node(value, like=self._type)
+
+    def estimate(self):
+        """The estimate given by set_estimate (IR of the Param's type), or None."""
+        return self._estimate
 
     def parameter(self) -> Param:
         """The Param itself, where Halide's bindings hand out its Parameter (what
@@ -130,7 +160,15 @@ class _ImageDim:
         return self
 
     def set_estimate(self, min, extent) -> _ImageDim:  # noqa: A002
+        """The usual (min, extent) of this dimension, for autoschedulers; it changes no
+        compiled code (Halide's). On an output buffer it is its Func's set_estimate."""
+        self._image._set_estimate(self._i, min, extent)
         return self
+
+    def dim(self, i: int) -> _ImageDim:
+        """Dimension i of the same image, to chain from one dimension to the next
+        (`input.dim(0).set_stride(3).dim(2).set_stride(1)`)."""
+        return self._image.dim(i)
 
 
 class ImageParam:
@@ -154,6 +192,27 @@ class ImageParam:
         self._name = check_name(name, "ImageParam") if name else unique_name("p")
         self._buffer: Buffer | None = None
         self._constraints: dict[tuple[str, int], object] = {}
+        # dim(d).set_estimate / set_estimates: (min, extent) per dimension, None where not
+        # given (either part may be None too); int32 IR, for autoschedulers only.
+        self._estimates: list[tuple | None] = [None] * self._dims
+
+    def set_estimates(self, region) -> ImageParam:
+        """The usual (min, extent) of every dimension, for autoschedulers (Halide's); it
+        changes no compiled code. Read back with estimates()."""
+        self._require_defined()
+        for d, (lo, ext) in enumerate(region_pairs(region, self._dims,
+                                                    f"ImageParam {self._name}")):
+            self._set_estimate(d, lo, ext)
+        return self
+
+    def _set_estimate(self, d: int, lo, ext) -> None:
+        what = f"ImageParam {self._name}.dim({d}).set_estimate"
+        self._estimates[d] = (estimate_node(lo, what), estimate_node(ext, what))
+
+    def estimates(self) -> list[tuple | None]:
+        """(min, extent) per dimension as given by the estimates (int32 IR, or None)."""
+        self._require_defined()
+        return list(self._estimates)
 
     def defined(self) -> bool:
         return self._defined
