@@ -299,7 +299,11 @@ def test_every_arch_specific_feature_is_refused_elsewhere():
     for name, info in FEATURES.items():
         for text in ("x86-64-linux", "arm-64-linux", "wasm-32-wasmrt"):
             target = Target(text)
-            if info.archs is None or target.arch in info.archs:
+            if not info.supported:  # Halide's, with nothing behind it in webhal
+                with pytest.raises(TargetError, match="webhal does not support it"):
+                    target.with_feature(name)
+                assert not target.has_feature(name)
+            elif info.archs is None or target.arch in info.archs:
                 assert target.with_feature(name).has_feature(name)
             else:
                 with pytest.raises(TargetError, match=name):
@@ -523,3 +527,16 @@ def test_buffer_sizes_device_apis_and_types_as_halide():
     assert not webgpu.supports_type(hl.Float(64))  # as Halide's: some kernel could not
     assert not Target("host-vulkan").supports_type(hl.Int(64), hl.DeviceAPI.Vulkan)
     assert Target("host-vulkan-vk_int64").supports_type(hl.Int(64), hl.DeviceAPI.Vulkan)
+
+
+@pytest.mark.halide
+def test_every_feature_of_halides_enum_is_named_as_halide_names_it():
+    halide = pytest.importorskip("halide")
+    bare = halide.Target("x86-64-linux")
+    for name, member in halide.TargetFeature.__members__.items():
+        if name == "FeatureEnd":  # the enum's end marker, not a feature
+            continue
+        ours = getattr(TargetFeature, name)
+        added = set(str(bare.with_feature(member)).split("-")) - set(str(bare).split("-"))
+        assert ours.value in added, name
+        assert not Target("x86-64-linux").has_feature(ours)  # answered, never an error

@@ -63,7 +63,8 @@ def _fits(feature: str, arch: str) -> bool:
 
 
 def _valid_tokens(arch: str) -> list[str]:
-    return [name for name in FEATURE_ORDER if name in ALIASES or _fits(name, arch)]
+    return [name for name in FEATURE_ORDER
+            if name in ALIASES or _fits(name, arch) and FEATURES[name].supported]
 
 
 def _closure(features: Iterable[str]) -> frozenset[str]:
@@ -92,9 +93,13 @@ def _expand_feature(token: str, arch: str, context: str) -> frozenset[str]:
     if token not in FEATURES:
         message = f"unknown target feature {token!r} in {context!r}."
         close = difflib.get_close_matches(token, FEATURE_ORDER, n=1)
-        if close and (close[0] in ALIASES or _fits(close[0], arch)):
+        if close and close[0] in _valid_tokens(arch):
             message += f" Did you mean {close[0]!r}?"
         raise TargetError(f"{message}\nValid features for {arch}: {', '.join(_valid_tokens(arch))}")
+    if not FEATURES[token].supported:
+        raise TargetError(f"target feature {token!r} in {context!r} is Halide's, but webhal does "
+                          f"not support it (no backend or option for it): leave it out.\n"
+                          f"Valid features for {arch}: {', '.join(_valid_tokens(arch))}")
     if not _fits(token, arch):
         needs = "/".join(sorted(FEATURES[token].archs or ()))
         raise TargetError(
@@ -217,7 +222,8 @@ class Target:
         return self._arch == "wasm"
 
     def has_feature(self, feature: str) -> bool:
-        """Whether the feature was given (literally: `avx2` does not report `avx`)."""
+        """Whether the feature was given (literally: `avx2` does not report `avx`). Halide's
+        features that webhal does not support (hvx, asan, ...) are never given: False."""
         name = _name(feature, "feature")
         if name in ALIASES:
             return ALIASES[name] <= self._features

@@ -85,6 +85,63 @@ class TargetFeature(StrEnum):
     WasmSimd128 = "wasm_simd128"
     WasmThreads = "wasm_threads"
     WebGPU = "webgpu"
+    # Halide's features that webhal has no backend or option for (UNSUPPORTED below): known
+    # names, so has_feature answers False for them, but a target may not set them.
+    ARMv8a = "armv8a"
+    ARMv81a = "armv81a"
+    ARMv82a = "armv82a"
+    ARMv83a = "armv83a"
+    ARMv84a = "armv84a"
+    ARMv85a = "armv85a"
+    ARMv86a = "armv86a"
+    ARMv87a = "armv87a"
+    ARMv88a = "armv88a"
+    ARMv89a = "armv89a"
+    ASAN = "asan"
+    AVX10_1 = "avx10_1"
+    AVX512_KNL = "avx512_knl"
+    CLAtomics64 = "cl_atomics64"
+    CLDoubles = "cl_doubles"
+    CLHalf = "cl_half"
+    CUDACapability30 = "cuda_capability_30"
+    CUDACapability32 = "cuda_capability_32"
+    CUDACapability35 = "cuda_capability_35"
+    CUDACapability50 = "cuda_capability_50"
+    CUDACapability61 = "cuda_capability_61"
+    CUDACapability70 = "cuda_capability_70"
+    CUDACapability75 = "cuda_capability_75"
+    CUDACapability80 = "cuda_capability_80"
+    CUDACapability86 = "cuda_capability_86"
+    CheckUnsafePromises = "check_unsafe_promises"
+    EGL = "egl"
+    EmbedBitcode = "embed_bitcode"
+    EnableBacktraces = "enable_backtraces"
+    EnableLLVMLoopOpt = "enable_llvm_loop_opt"
+    FMA4 = "fma4"
+    FuzzFloatStores = "fuzz_float_stores"
+    HVX_128 = "hvx_128"
+    HVX = "hvx_128"  # Halide's other name for HVX_128 (the same member)
+    HVX_v62 = "hvx_v62"
+    HVX_v65 = "hvx_v65"
+    HVX_v66 = "hvx_v66"
+    HVX_v68 = "hvx_v68"
+    HexagonDma = "hexagon_dma"
+    LLVMLargeCodeModel = "llvm_large_code_model"
+    MSAN = "msan"
+    NoNEON = "no_neon"
+    POWER_ARCH_2_07 = "power_arch_2_07"
+    ProfileByTimer = "profile_by_timer"
+    RVV = "rvv"
+    SPIRV = "spirv"
+    SVE = "sve"
+    SVE2 = "sve2"
+    SanitizerCoverage = "sanitizer_coverage"
+    Semihosting = "semihosting"
+    Simulator = "simulator"
+    SoftFloatABI = "soft_float_abi"
+    TSAN = "tsan"
+    VSX = "vsx"
+    X86APX = "x86apx"
 
 
 ARCH_UNKNOWN, OS_UNKNOWN = TargetArch.ArchUnknown.value, TargetOS.OSUnknown.value
@@ -101,12 +158,15 @@ class FeatureInfo:
     archs: the architectures it fits (None: every one). implies: features that come with it when
     code is generated (`avx2` needs `avx`), though `has_feature` stays literal. llvm: the LLVM
     attributes it turns on. cpu_flags: the /proc/cpuinfo flags that show the host has it.
+    supported: False for Halide's features webhal cannot honour (Hexagon, sanitizers, CUDA
+    capabilities, ...): a target refuses them, and has_feature answers False.
     """
 
     archs: frozenset[str] | None = None
     implies: tuple[str, ...] = ()
     llvm: tuple[str, ...] = ()
     cpu_flags: tuple[str, ...] = ()
+    supported: bool = True  # False: Halide's, but webhal has no backend or option for it
 
 
 _X86 = frozenset({"x86"})
@@ -151,6 +211,20 @@ FEATURES: dict[str, FeatureInfo] = {
         "debug", "no_asserts", "no_bounds_query", "no_runtime", "jit", "profile",
         "large_buffers", "user_context", "c_plus_plus_name_mangling", "strict_float",
         "trace_loads", "trace_stores", "trace_realizations", "trace_pipeline",
+    )},
+    # Halide's names with nothing behind them in webhal; "hvx" is Halide's other spelling of
+    # hvx_128.
+    **{name: FeatureInfo(supported=False) for name in (
+        "armv8a", "armv81a", "armv82a", "armv83a", "armv84a", "armv85a", "armv86a", "armv87a",
+        "armv88a", "armv89a", "asan", "avx10_1", "avx512_knl", "cl_atomics64", "cl_doubles",
+        "cl_half", "cuda_capability_30", "cuda_capability_32", "cuda_capability_35",
+        "cuda_capability_50", "cuda_capability_61", "cuda_capability_70", "cuda_capability_75",
+        "cuda_capability_80", "cuda_capability_86", "check_unsafe_promises", "egl",
+        "embed_bitcode", "enable_backtraces", "enable_llvm_loop_opt", "fma4",
+        "fuzz_float_stores", "hvx", "hvx_128", "hvx_v62", "hvx_v65", "hvx_v66", "hvx_v68",
+        "hexagon_dma", "llvm_large_code_model", "msan", "no_neon", "power_arch_2_07",
+        "profile_by_timer", "rvv", "spirv", "sve", "sve2", "sanitizer_coverage", "semihosting",
+        "simulator", "soft_float_abi", "tsan", "vsx", "x86apx",
     )},
 }
 
