@@ -267,6 +267,47 @@ def promise_clamped(value: ir.Expr, lo: ir.Expr, hi: ir.Expr) -> ir.Expr:
     return ir.Call(value.type, "promise_clamped", (value, lo, hi), ir.CallType.INTRINSIC)
 
 
+_BITWISE = {"bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b,
+            "bitwise_xor": lambda a, b: a ^ b}
+_SHIFTS = {"shift_left": "shift_right", "shift_right": "shift_left"}
+
+
+def bitwise(e: ir.Call) -> ir.Expr:
+    """A bitwise intrinsic (and, or, xor, not, shifts) folded where its operands are constants,
+    with Halide's semantics: a negative amount shifts the other way; a shift by 0 is its
+    operand; a right shift of a signed value is arithmetic; results wrap to the type. Halide
+    refuses a constant amount at least the type's width (LLVM's result would be poison)."""
+    t, args = e.type, e.args
+    if not t.is_int_or_uint() or t.is_bool():
+        return e
+    consts = [as_const(a) for a in args]
+    scalar = t.is_scalar()
+    if e.name == "bitwise_not":
+        return const(~consts[0], t) if consts[0] is not None and scalar else e
+    if e.name in _BITWISE:
+        if None in consts or not scalar:
+            return e
+        return const(_BITWISE[e.name](*consts), t)
+    if e.name not in _SHIFTS or consts[1] is None:
+        return e
+    name, amount = e.name, consts[1]
+    if amount < 0:  # only a signed amount can be negative
+        name, amount = _SHIFTS[name], -amount
+    if amount >= t.bits:
+        from webhal.errors import CompileError
+        raise CompileError(f"{e.name}({args[0]}, {args[1]}) shifts a {t} by {consts[1]}, at "
+                           f"least its {t.bits} bits; Halide refuses such a constant shift (the "
+                           "result is undefined): shift by less, or widen the value first")
+    if amount == 0:
+        return args[0]
+    if consts[0] is not None and scalar:
+        v = consts[0]
+        return const(v << amount if name == "shift_left" else v >> amount, t)
+    if name != e.name:
+        return ir.Call(t, name, (args[0], const(amount, args[1].type)), e.call_type)
+    return e
+
+
 def lt(a, b):
     ca, cb = as_const(a), as_const(b)
     if ca is not None and cb is not None:

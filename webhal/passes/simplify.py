@@ -12,6 +12,8 @@ from webhal.passes.context import LowerContext
 
 _FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Div: ops.div, ir.Mod: ops.mod,
          ir.Min: ops.minimum, ir.Max: ops.maximum}
+_BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left",
+                      "shift_right"})
 _COMPARE = {ir.EQ: lambda a, b: a == b, ir.NE: lambda a, b: a != b, ir.LT: lambda a, b: a < b,
             ir.LE: lambda a, b: a <= b, ir.GT: lambda a, b: a > b, ir.GE: lambda a, b: a >= b}
 
@@ -30,6 +32,8 @@ def simplify_expr(e: ir.Expr) -> ir.Expr:
     t = type(e)
     if t is ir.Call and e.call_type is ir.CallType.INTRINSIC and e.name == "promise_clamped":
         return e.args[0]  # a promise to bounds inference, which has run
+    if t is ir.Call and e.call_type is ir.CallType.INTRINSIC and e.name in _BITWISE:
+        return ops.bitwise(e)
     if t in _FOLD and e.type.is_scalar():
         return _FOLD[t](e.a, e.b)
     if t in _COMPARE:
