@@ -9,6 +9,7 @@ caused by user code carry the user's file and line, found by walking out of webh
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -36,11 +37,15 @@ def user_location() -> SourceLocation | None:
     """The innermost frame of the call stack that is not webhal's own code."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR + os.sep):
+        if not _is_webhal_file(frame.f_code.co_filename):
             return SourceLocation(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_webhal_file(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
 class HalideError(Exception):

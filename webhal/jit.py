@@ -155,12 +155,16 @@ def call(compiled, values, where) -> None:
     exception Halide raises (HalideError, or BufferError for a buffer's mistakes)."""
     code = compiled(values)
     if code != 0:
-        err = compiled.take_error() if hasattr(compiled, "take_error") else None
-        if err is None:
-            err = take_error()
-        message, cls = err if err else (f"the pipeline failed with error code {code}",
-                                        HalideError)
-        raise cls(message, where)
+        call_failed(compiled, code, where)
+
+
+def call_failed(compiled, code: int, where) -> None:
+    """Raise the error a compiled pipeline's call returned `code` for."""
+    err = compiled.take_error() if hasattr(compiled, "take_error") else None
+    if err is None:
+        err = take_error()
+    message, cls = err if err else (f"the pipeline failed with error code {code}", HalideError)
+    raise cls(message, where)
 
 
 def outputs_written(pipeline, buffers, target, where,

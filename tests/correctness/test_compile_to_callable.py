@@ -93,3 +93,81 @@ def test_generator_callables(target):
     np.testing.assert_array_equal(out, 126.5)
     shifted(float_arg=3.5, simple_output=out, buffer_input=b_in)
     np.testing.assert_array_equal(out, 168.5)
+
+
+def test_callable_on_host_reports_mistakes_at_the_users_line():
+    """The host's direct path looks nothing up for a good call; a mistake or a runtime error
+    still names the line of the call."""
+    g, inp, k = _pipeline()
+    call = g.compile_to_callable([inp, k], hl.Target("host"))
+    a, out = np.zeros((3, 4), dtype=np.uint8), np.zeros((3, 4), dtype=np.uint8)
+    for args, error, message in [((a, "happy", out), TypeError, "is not an instance of"),
+                                 ((a, 1, 2), TypeError, "is not an instance of"),
+                                 ((a, 1, np.zeros((3, 5), np.uint8)), hl.BufferError,
+                                  "Input buffer inp"),
+                                 ((a, 1, np.zeros((3, 4), np.int16)), hl.BufferError,
+                                  "type")]:
+        try:
+            line = _line() + 1
+            call(*args)
+        except error as e:
+            assert message in str(e), str(e)
+            assert (e.where.filename, e.where.lineno) == (__file__, line), e.where
+        else:
+            raise AssertionError(f"no error for {message}")
+
+
+def _line() -> int:
+    import sys
+    return sys._getframe(1).f_lineno
+
+
+def test_callable_sees_an_array_changed_in_place():
+    """A call with the same array objects as the last one reuses their description, unless
+    their shape, strides or dtype changed since."""
+    g, inp, k = _pipeline()
+    call = g.compile_to_callable([inp, k], hl.Target("host"))
+    a, out = np.arange(12, dtype=np.uint8).reshape(3, 4), np.zeros((3, 4), dtype=np.uint8)
+    call(a, 1, out)
+    a.shape, out.shape = (2, 6), (2, 6)
+    out[...] = 0
+    call(a, 2, out)
+    np.testing.assert_array_equal(out, (a + 2) * 2)
+    strided = np.arange(24, dtype=np.uint8).reshape(3, 8)[:, ::2]
+    out2 = np.zeros((3, 4), np.uint8)
+    call(strided, 1, out2)  # x not dense: taken through a dense copy
+    np.testing.assert_array_equal(out2, (strided + 1) * 2)
+    wide = np.zeros((3, 8), np.uint8)
+    call(strided, 3, wide[:, ::2])  # an output whose x is not dense is written back
+    np.testing.assert_array_equal(wide[:, ::2], (strided + 3) * 2)
+
+
+def test_callable_called_from_threads_at_once():
+    """Each call in flight describes its buffers in memory of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+    g, inp, k = _pipeline()
+    call = g.compile_to_callable([inp, k], hl.Target("host"))
+
+    def run(i):
+        a = np.full((64, 64), i, dtype=np.uint8)
+        for j in range(30):
+            out = np.zeros((64, 64), dtype=np.uint8)
+            call(a, j, out)
+            if not (out == np.uint8((i + j) * 2)).all():
+                return False
+        return True
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(run, range(8)))
+
+
+def test_callable_takes_a_float16_scalar():
+    p = hl.Param(hl.Float(16), "p")
+    inp = hl.ImageParam(hl.Float(16), 1, "inp")
+    f = hl.Func("f")
+    f[x] = inp[x] + p
+    call = f.compile_to_callable([inp, p], hl.Target("host"))
+    a, out = np.arange(4, dtype=np.float16), np.zeros(4, np.float16)
+    call(a, 0.5, out)
+    np.testing.assert_array_equal(out, a + np.float16(0.5))
+    call(a, np.float16(1.5), out)  # a numpy scalar takes the general path
+    np.testing.assert_array_equal(out, a + np.float16(1.5))

@@ -59,7 +59,6 @@ class Buffer:
     too), so iterating over a one-dimensional Buffer stops at its end."""
 
     def __init__(self, *args, **kwargs):
-        where = user_location()
         self._defined = True
         if not args and not kwargs:
             self._defined = False
@@ -70,8 +69,8 @@ class Buffer:
             a = _bind("hl.Buffer(type, sizes[, storage_order][, name])", names, args, kwargs)
             if "sizes" not in a:
                 raise ArgumentError("hl.Buffer(type, sizes) needs the sizes, a list with one "
-                                    "extent per dimension (x first)", where)
-            self._adopt(_allocate(a["type"], a["sizes"], a.get("storage_order"), where),
+                                    "extent per dimension (x first)", user_location())
+            self._adopt(_allocate(a["type"], a["sizes"], a.get("storage_order")),
                         a.get("name"))
         else:
             a = _bind("hl.Buffer(array[, name][, reverse_axes])",
@@ -82,13 +81,14 @@ class Buffer:
                 return
             if name is not None and not isinstance(name, str):
                 raise ArgumentError(f"the name of a Buffer must be a string, not {name!r}; "
-                                    "Halide's order is (array, name, reverse_axes)", where)
+                                    "Halide's order is (array, name, reverse_axes)",
+                                    user_location())
             arr = np.asarray(data)
             try:
                 type_of_dtype(arr.dtype)
             except TypeError as e:
                 raise BufferError(f"cannot make a Buffer from an array of dtype {arr.dtype}: {e}",
-                                  where) from None
+                                  user_location()) from None
             self._adopt(arr.T if a.get("reverse_axes", True) else arr, name)
 
     _bounds_query = False
@@ -425,17 +425,17 @@ def _no_data(t: Type, sizes: list[int]) -> np.ndarray:
                                            writeable=False)
 
 
-def _allocate(t: Type, sizes, storage_order, where) -> np.ndarray:
+def _allocate(t: Type, sizes, storage_order) -> np.ndarray:
     """Zeros of type t with the given extents (x first), laid out innermost first in
     storage_order (by default x innermost, as in Halide)."""
     sizes = [int(s) for s in (sizes if isinstance(sizes, (list, tuple)) else [sizes])]
     if any(s < 0 for s in sizes):
-        raise BufferError(f"Buffer sizes must not be negative: {sizes}", where)
+        raise BufferError(f"Buffer sizes must not be negative: {sizes}", user_location())
     n = len(sizes)
     order = list(range(n)) if storage_order is None else [int(d) for d in storage_order]
     if sorted(order) != list(range(n)):
         raise ArgumentValueError(f"storage_order {order} must list each of the {n} dimensions "
-                                 "once, innermost first", where)
+                                 "once, innermost first", user_location())
     outer_first = np.zeros([sizes[d] for d in reversed(order)], dtype=t.dtype)
     return outer_first.transpose([n - 1 - order.index(d) for d in range(n)])
 
@@ -448,7 +448,7 @@ class BufferRef(ExprLike):
     def __init__(self, source, args):
         from webhal.lang.func import call_args
         self._buffer = source
-        self._args = call_args(tuple(args), f"{source.name()}")
+        self._args = call_args(tuple(args), f"{source.name()}", source.dimensions())
         if len(self._args) != source.dimensions():
             raise CompileError(f"{type(source).__name__} {source.name()} has "
                                f"{source.dimensions()} dimensions but is called with "

@@ -23,15 +23,26 @@ class Callable:
         self._names = [a.name() for a in self._arguments] + [f.name() for f in outputs]
         pipeline.validate_schedules()
         self._compiled = None
+        self._call_fast = None  # the compiled code's call on values as given, where it has one
         if target.is_reference:  # lowered only to check the arguments cover the inputs
             lower_for_aot(pipeline, self._arguments, "callable", get_host_target())
         else:
             from webhal.jit import runner
             self._compiled = runner(lower_for_aot(pipeline, self._arguments, "callable",
                                                   target))
+            self._call_fast = getattr(self._compiled, "call_fast", None)
 
     def __call__(self, *args, **kwargs):
         """Run the pipeline: each argument by position or by name, the outputs last."""
+        if self._call_fast is not None and not kwargs and len(args) == len(self._names):
+            # numpy arrays, hl.Buffers and Python numbers go straight to the compiled code;
+            # the user's line is looked up only for an error
+            code = self._call_fast(args)
+            if code is not None:
+                if code != 0:
+                    from webhal.jit import call_failed
+                    call_failed(self._compiled, code, user_location())
+                return
         # The messages start with Halide's sentences, which Halide's own tests look for.
         where, n = user_location(), len(self._names)
         names = f"its arguments are {', '.join(self._names)}"
