@@ -50,8 +50,8 @@ def test_shards_split_the_cases_and_cover_them_once():
 def test_a_bad_shard_or_runtime_is_named_with_status_2():
     done = _webhal_test("-g", "brighten", "--shard", "4/3")
     assert done.returncode == 2 and "--shard 4/3" in done.stderr
-    done = _webhal_test("-g", "brighten", "--runtime", "firefox")
-    assert done.returncode == 2 and "unknown runtime 'firefox'" in done.stderr
+    done = _webhal_test("-g", "brighten", "--runtime", "safari")
+    assert done.returncode == 2 and "unknown runtime 'safari'" in done.stderr
 
 
 def test_a_missing_runtime_fails_the_run_and_is_an_error_in_the_report(tmp_path):

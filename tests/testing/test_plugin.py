@@ -51,26 +51,38 @@ def project(pytester, monkeypatch):
     return pytester
 
 
-def test_a_users_test_runs_on_every_runtime(project, emscripten, chromium, dawn_node,
+def test_a_users_test_runs_on_every_runtime(project, emscripten, chromium, firefox, dawn_node,
                                             wgpu_adapter):
     result = project.runpytest_subprocess("-v", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=5)
-    for runtime in ("host", "wgpu", "wasmtime", "node", "browser"):
+    result.assert_outcomes(passed=6)
+    for runtime in ("host", "wgpu", "wasmtime", "node", "browser", "firefox"):
         result.stdout.fnmatch_lines([f"*test_sharpen?{runtime}? PASSED*"])
 
 
 def test_runtime_markers_select_the_fast_set(project):
     result = project.runpytest_subprocess("-m", "not browser and not gpu", "-p",
                                           "no:cacheprovider", "-k", "host")
-    result.assert_outcomes(passed=1, deselected=4)
+    result.assert_outcomes(passed=1, deselected=5)
 
 
 def test_a_missing_runtime_skips_locally_and_fails_in_ci(project, monkeypatch):
     monkeypatch.setenv("CHROME_PATH", "/nonexistent/chrome")
-    result = project.runpytest_subprocess("-rs", "-k", "browser", "-p", "no:cacheprovider")
-    result.assert_outcomes(skipped=1, deselected=4)
+    result = project.runpytest_subprocess("-rs", "-k", "browser and not firefox", "-p",
+                                          "no:cacheprovider")
+    result.assert_outcomes(skipped=1, deselected=5)
     result.stdout.fnmatch_lines(["*the browser runtime is not available*CHROME_PATH*"])
     monkeypatch.setenv("WEBHAL_EXPECT_ALL", "1")
-    result = project.runpytest_subprocess("-k", "browser", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1, deselected=4)
+    result = project.runpytest_subprocess("-k", "browser and not firefox", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, deselected=5)
     result.stdout.fnmatch_lines(["*WEBHAL_EXPECT_ALL=1 forbids skipping*"])
+
+
+def test_a_missing_firefox_names_its_install_and_fails_in_ci(project, monkeypatch):
+    monkeypatch.setenv("FIREFOX_PATH", "/nonexistent/firefox")
+    result = project.runpytest_subprocess("-rs", "-k", "firefox", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1, deselected=5)
+    result.stdout.fnmatch_lines(["*the firefox runtime is not available*FIREFOX_PATH*",
+                                 "*apt-get install firefox-esr*"])
+    monkeypatch.setenv("WEBHAL_EXPECT_ALL", "1")
+    result = project.runpytest_subprocess("-k", "firefox", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, deselected=5)

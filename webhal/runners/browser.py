@@ -163,7 +163,12 @@ class BrowserRunner:
         with open(os.path.join(self.root, "harness.js"), "w") as f:
             f.write(harness.read_text(encoding="utf-8"))
         self._mounted: dict[str, tuple[int, str]] = {}
-        self.session = self._stack.enter_context(
+        self.session = self._start(extra_args, timeout_s)
+
+    def _start(self, extra_args: Sequence[str], timeout_s: float):
+        """The browser serving self.root, closed with self._stack (a subclass drives another
+        browser: webhal.runners.firefox)."""
+        return self._stack.enter_context(
             browser_session(self.root, extra_args=extra_args, timeout_s=timeout_s))
 
     @property

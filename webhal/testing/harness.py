@@ -6,7 +6,8 @@ A case is one runtime and one compiled target. The runtimes:
 - wgpu: the host JIT with kernels on wgpu-py (targets with webgpu);
 - wasmtime: the wasm object in wasmtime, GPU calls answered by wgpu-py;
 - node: the npm package in Node (webgpu variants on dawn.node);
-- browser: the npm package in headless Chromium.
+- browser: the npm package in headless Chromium;
+- firefox: the npm package in headless Firefox (webgpu variants on its own WebGPU).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from webhal.errors import HalideError, ToolchainError
 from webhal.lang.generator import InputBuffer, InputScalar, OutputBuffer
 from webhal.target import Target
 
-RUNTIMES = ("host", "wgpu", "wasmtime", "node", "browser")
+RUNTIMES = ("host", "wgpu", "wasmtime", "node", "browser", "firefox")
 DEFAULT_TARGETS = ("wasm-32-wasmrt-wasm_simd128-wasm_threads", "wasm-32-wasmrt-wasm_simd128",
                    "wasm-32-wasmrt", "wasm-32-wasmrt-webgpu")
 DEFAULT_SIZE = (64, 48)  # x, y of random inputs; a third dimension gets 3 (colour channels)
@@ -80,7 +81,7 @@ def plan(runtimes: Sequence[str] = RUNTIMES,
             cases.append(Case("host", "host", "cpu"))
         elif runtime == "wgpu" and gpu:
             cases.append(Case("wgpu", "host-webgpu", "webgpu"))
-        elif runtime in ("wasmtime", "node", "browser"):
+        elif runtime in ("wasmtime", "node", "browser", "firefox"):
             cases += [Case(runtime, str(t), variant_name(t)) for t in parsed]
     return cases
 
@@ -109,12 +110,14 @@ def missing_runtime(runtime: str, target: str) -> ToolchainError | None:
         find_wasmtime,
         find_wgpu_native,
     )
+    from webhal.toolchain.hosts import find_firefox, find_puppeteer
 
     gpu = "webgpu" in target.split("-")
     probes = {"host": [], "wgpu": [find_wgpu_native],
               "wasmtime": [find_wasmtime, find_wasm_ld] + ([find_wgpu_native] if gpu else []),
               "node": [find_emscripten, find_node] + ([find_dawn_node] if gpu else []),
-              "browser": [find_emscripten, find_chromium, find_playwright]}[runtime]
+              "browser": [find_emscripten, find_chromium, find_playwright],
+              "firefox": [find_emscripten, find_node, find_firefox, find_puppeteer]}[runtime]
     for probe in probes:
         try:
             probe()
@@ -325,7 +328,7 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
                        seconds=time.perf_counter() - start)
     adapter = ""
     try:
-        if case.runtime in ("node", "browser"):
+        if case.runtime in ("node", "browser", "firefox"):
             directory = subject.package(package_targets or [case.target], package_dir)
             if case.runtime == "node":
                 from webhal.runners.node import run_package
@@ -334,9 +337,11 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
                                   min_batch_ms=min_batch_ms)
             else:
                 from webhal.runners.browser import shared_runner
-                run = shared_runner().run_package(directory, subject.inputs,
-                                                  subject.output_shapes, variant=case.variant,
-                                                  samples=samples, min_batch_ms=min_batch_ms)
+                from webhal.runners.firefox import shared_firefox_runner
+                runner = shared_firefox_runner() if case.runtime == "firefox" else shared_runner()
+                run = runner.run_package(directory, subject.inputs, subject.output_shapes,
+                                         variant=case.variant, samples=samples,
+                                         min_batch_ms=min_batch_ms)
             outputs, times, adapter = run.outputs, run.times_ms, run.adapter_name
         else:
             outputs, times = subject.realize(case.target, samples)
@@ -354,9 +359,9 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
 
 def run_cases(subject: Subject, cases: Sequence[Case], work_dir: str, *,
               samples: int = 3, progress=None) -> list[Outcome]:
-    """Every case in order; node and browser share one package of all their targets."""
+    """Every case in order; node and the browsers share one package of all their targets."""
     package_targets = list(dict.fromkeys(c.target for c in cases
-                                         if c.runtime in ("node", "browser")))
+                                         if c.runtime in ("node", "browser", "firefox")))
     package_dir = os.path.join(work_dir, subject.name)
     outcomes = []
     for case in cases:

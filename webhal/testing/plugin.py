@@ -6,10 +6,11 @@ Installed with webhal (the `pytest11` entry point "webhal"), so any project's te
     def test_blur(webhal_run, webhal_runtime):
         out = webhal_run(Blur, {"input": image}, runtime=webhal_runtime)
 
-`webhal_runtime` parametrizes a test over every runtime (host, wgpu, wasmtime, node, browser),
-and `webhal_run` compares each result with the reference evaluator. A test can also ask for a
-runtime itself (`emscripten`, `node`, `chromium`, `browser`, `wgpu_adapter`...). When a runtime
-is missing the test is skipped with an install hint, or fails under WEBHAL_EXPECT_ALL=1 or
+`webhal_runtime` parametrizes a test over every runtime (host, wgpu, wasmtime, node, browser,
+firefox), and `webhal_run` compares each result with the reference evaluator. A test can also
+ask for a runtime itself (`emscripten`, `node`, `chromium`, `browser`, `firefox`,
+`wgpu_adapter`...). When a runtime is missing the test is skipped with an install hint, or fails
+under WEBHAL_EXPECT_ALL=1 or
 `--expect-all` (see webhal.testing.runtimes). Tests using browser or GPU fixtures are marked
 `browser` / `gpu` automatically, so `-m "not slow and not browser"` deselects them.
 """
@@ -31,6 +32,8 @@ FIXTURE_MARKERS = {
     "chromium": "browser",
     "browser": "browser",
     "browser_webgpu": "browser",
+    "firefox": "browser",
+    "firefox_webgpu": "browser",
     "wgpu_adapter": "gpu",
     "wgpu_device": "gpu",
     "vulkan_device": "gpu",
@@ -38,7 +41,7 @@ FIXTURE_MARKERS = {
 }
 
 MARKERS = {
-    "browser": "needs headless Chromium",
+    "browser": "needs a headless browser (Chromium or Firefox)",
     "gpu": "needs a WebGPU adapter (wgpu-py or dawn.node) or a Vulkan device",
 }
 
@@ -131,6 +134,18 @@ def browser(chromium, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def firefox():
+    """Firefox's Tool record, with Node.js and puppeteer-core available to drive it."""
+    return runtimes.firefox()
+
+
+@pytest.fixture(scope="session")
+def firefox_webgpu(firefox):
+    """The WebGPU adapter headless Firefox offers (webhal.toolchain.AdapterInfo)."""
+    return runtimes.firefox_webgpu()
+
+
+@pytest.fixture(scope="session")
 def wgpu_adapter():
     """A wgpu-py adapter in this process (lavapipe on machines without a GPU)."""
     return runtimes.wgpu_adapter()
@@ -157,14 +172,15 @@ def wasmtime_engine():
 # The target each runtime compiles for unless a test names one.
 DEFAULT_TARGET = {"reference": "reference", "host": "host", "wgpu": "host-webgpu",
                   "wasmtime": "wasm-32-wasmrt-wasm_simd128",
-                  "node": "wasm-32-wasmrt-wasm_simd128", "browser": "wasm-32-wasmrt-wasm_simd128"}
-RUNTIME_MARKERS = {"browser": "browser", "wgpu": "gpu"}
+                  "node": "wasm-32-wasmrt-wasm_simd128", "browser": "wasm-32-wasmrt-wasm_simd128",
+                  "firefox": "wasm-32-wasmrt-wasm_simd128"}
+RUNTIME_MARKERS = {"browser": "browser", "firefox": "browser", "wgpu": "gpu"}
 
 
 @pytest.fixture(params=harness.RUNTIMES)
 def webhal_runtime(request) -> str:
     """Each runtime webhal runs on, one test per runtime (ids: host, wgpu, wasmtime, node,
-    browser); `webhal_run(..., runtime=webhal_runtime)` runs there."""
+    browser, firefox); `webhal_run(..., runtime=webhal_runtime)` runs there."""
     return request.param
 
 
@@ -177,9 +193,9 @@ def _webhal_packages(tmp_path_factory):
 def webhal_run(_webhal_packages):
     """`webhal_run(generator, inputs=None, *, runtime="host", target=None, outputs=None,
     params=None, tolerance=None, check=True)`: run a generator (its class, or "FILE.py:NAME")
-    on `runtime` (host, wgpu, wasmtime, node, browser or reference) for `target` (a Halide
-    target string; each runtime has a default) and return its output as a numpy array, or a
-    dict of them by name when it has several. Inputs default to random ones and output
+    on `runtime` (host, wgpu, wasmtime, node, browser, firefox or reference) for `target` (a
+    Halide target string; each runtime has a default) and return its output as a numpy array,
+    or a dict of them by name when it has several. Inputs default to random ones and output
     shapes (numpy order) to the generator's test_output_shapes() or 48x64. With `check`, a
     result that differs from the reference evaluator's fails the test. npm packages (node,
     browser) are built once per session."""
@@ -221,7 +237,7 @@ def webhal_run(_webhal_packages):
 
 
 def _variant(runtime: str, target: str) -> str:
-    if runtime in ("wasmtime", "node", "browser"):
+    if runtime in ("wasmtime", "node", "browser", "firefox"):
         from webhal.glue.npm_package import variant_name
         from webhal.target import Target
 

@@ -116,6 +116,24 @@ def browser_webgpu() -> AdapterInfo:
     return require("WebGPU in headless Chromium", webgpu_adapter_info)
 
 
+def firefox() -> Tool:
+    """Firefox, with Node.js and puppeteer-core available to drive it."""
+    from webhal.toolchain.hosts import find_firefox, find_puppeteer
+
+    node()
+    tool = require("Firefox", find_firefox)
+    require("puppeteer-core", find_puppeteer)
+    return tool
+
+
+def firefox_webgpu() -> AdapterInfo:
+    """The WebGPU adapter headless Firefox offers (lavapipe on machines without a GPU)."""
+    from webhal.runners.firefox import firefox_adapter_info
+
+    firefox()
+    return require("WebGPU in headless Firefox", firefox_adapter_info)
+
+
 def wgpu_adapter():
     """A wgpu-py adapter in this process (lavapipe on machines without a GPU)."""
     lib = require("wgpu-native", find_wgpu_native)

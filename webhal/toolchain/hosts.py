@@ -1,4 +1,5 @@
-"""Finders for the JavaScript hosts: Node.js and Chromium (driven by Playwright)."""
+"""Finders for the JavaScript hosts: Node.js, Chromium (driven by Playwright) and Firefox
+(driven by puppeteer-core)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 CHROMIUM_HINT = ("apt-get install chromium (or run `make setup`), or set CHROME_PATH to a "
                  "Chromium or Chrome executable; never `playwright install` (it downloads)")
 PLAYWRIGHT_HINT = "run `make setup` (pip installs playwright; use Debian's chromium, no download)"
+FIREFOX_NAMES = ("firefox-esr", "firefox")
+FIREFOX_HINT = ("apt-get install firefox-esr (or run `make setup`), or set FIREFOX_PATH to a "
+                "Firefox executable")
+PUPPETEER_HINT = ("run `make setup` (npm ci installs puppeteer-core, which drives the installed "
+                  "Firefox; it downloads no browser)")
 
 
 @cached
@@ -60,3 +66,42 @@ def find_chromium() -> Tool:
 def find_playwright() -> Tool:
     """The Playwright Python package (its driver only; browsers come from find_chromium)."""
     return python_package("playwright", hint=PLAYWRIGHT_HINT)
+
+
+@cached
+def find_firefox() -> Tool:
+    """The Firefox to drive: $FIREFOX_PATH, else the first of FIREFOX_NAMES on PATH (Debian's
+    firefox-esr). Raises ToolchainError."""
+    override = os.environ.get("FIREFOX_PATH")
+    if override:
+        if not (os.path.isfile(override) and os.access(override, os.X_OK)):
+            raise ToolchainError(f"FIREFOX_PATH={override} is not an executable file",
+                                 hint=f"fix or unset FIREFOX_PATH; otherwise: {FIREFOX_HINT}")
+        path = override
+    else:
+        path = next((p for p in map(shutil.which, FIREFOX_NAMES) if p), None)
+        if path is None:
+            raise ToolchainError("Firefox not found (FIREFOX_PATH is unset and none of "
+                                 f"{', '.join(FIREFOX_NAMES)} is on PATH)", hint=FIREFOX_HINT)
+    result = run_tool([path, "--version"], timeout_s=60, what="firefox --version",
+                      hint=FIREFOX_HINT)
+    return Tool(name="firefox", path=path, version=parse_version(result.stdout))
+
+
+@cached
+def find_puppeteer() -> Tool:
+    """The npm package puppeteer-core (node_modules/puppeteer-core, found walking up from the
+    current directory, then from webhal's own); `path` is its ES module entry."""
+    from webhal.toolchain.webgpu import _package_version, _walk_up
+
+    looked = []
+    for start in (os.getcwd(), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+        for directory in _walk_up(start):
+            package = os.path.join(directory, "node_modules", "puppeteer-core")
+            entry = os.path.join(package, "lib", "esm", "puppeteer", "puppeteer-core.js")
+            if os.path.isfile(entry):
+                return Tool(name="puppeteer-core", path=entry,
+                            version=_package_version(os.path.join(package, "package.json")))
+        looked.append(start)
+    raise ToolchainError("puppeteer-core not found (node_modules/puppeteer-core above "
+                         f"{' or '.join(looked)})", hint=PUPPETEER_HINT)
