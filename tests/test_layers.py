@@ -23,7 +23,7 @@ LAYERS = {
     "codegen": 4,
     "runtime": 5,
     "runners": 6, "glue": 6, "aot": 6, "jit": 6,
-    "lang": 7, "imageio": 7,
+    "lang": 7, "imageio": 7, "autoschedule": 7,
     "": 8,  # the package itself: `import webhal as hl`
     "cli": 9, "demo": 9, "demo_page": 9, "build": 9, "doctor": 9, "testing": 9,
 }

@@ -5,6 +5,11 @@ ImageParam, Param, Target, the expression functions and the scheduling types.
 """
 
 from webhal import imageio
+from webhal.autoschedule.interface import (
+    AutoschedulerParams,
+    AutoSchedulerResults,
+    load_plugin,
+)
 from webhal.errors import (
     BufferError,
     CompileError,
@@ -94,6 +99,8 @@ from webhal.lang.generator import (
     InputBuffer,
     InputScalar,
     OutputBuffer,
+    OutputScalar,
+    alias,
     create_callable_from_generator,
     create_generator,
     generator,

@@ -281,6 +281,43 @@ class Pipeline:
         from webhal.jit import invalidate
         invalidate(self)
 
+    def apply_autoscheduler(self, target, autoscheduler_params):
+        """Schedule the pipeline with webhal's autoscheduler (Halide's names are aliases of
+        it) for `target`, from the estimates of its outputs and inputs; the schedule is
+        applied to its Funcs and returned as an hl.AutoSchedulerResults whose
+        schedule_source is the same schedule as Python (`apply_schedule(pipeline)`)."""
+        from webhal.autoschedule import apply, autoschedule
+        from webhal.autoschedule.interface import AutoschedulerParams, AutoSchedulerResults
+        from webhal.lower import gather_inputs
+        where = user_location()
+        if not isinstance(autoscheduler_params, AutoschedulerParams):
+            raise ArgumentError("apply_autoscheduler takes a target and an "
+                                "hl.AutoschedulerParams(name, {...}), not "
+                                f"{autoscheduler_params!r}", where)
+        t = Target(target)
+        fns = self.functions()
+        images, _ = gather_inputs(fns)
+        chosen = autoschedule(fns, [f.function() for f in self._outputs], images, t,
+                              autoscheduler_params.name, autoscheduler_params.extra, where)
+        apply(chosen.plan, {fn.name: Func._of(fn) for fn in fns})
+        return AutoSchedulerResults(t, autoscheduler_params, chosen.source, chosen.seconds)
+
+    def get_func(self, key) -> Func:
+        """A Func of the pipeline by name, or by index in producer-first order (what an
+        autoscheduler's schedule_source looks its Funcs up with)."""
+        fns = self.functions()
+        if isinstance(key, int):
+            if not 0 <= key < len(fns):
+                raise ArgumentError(f"get_func({key}): the pipeline has {len(fns)} Funcs",
+                                    user_location())
+            return Func._of(fns[key])
+        found = [fn for fn in fns if fn.name == key]
+        if len(found) != 1:
+            raise ArgumentError(f"get_func({key!r}): the pipeline has {len(found)} Funcs of "
+                                f"that name; its Funcs are {', '.join(f.name for f in fns)}",
+                                user_location())
+        return Func._of(found[0])
+
     def infer_arguments(self) -> list:
         """The ImageParams and Params the pipeline reads, in the order of their first use:
         the arguments compile_to_* and compile_to_callable need (embedded Buffers are not

@@ -1,0 +1,92 @@
+"""Every pipeline of the benchmark suite and every demo, autoscheduled for host, wasm
+(wasmtime) and WebGPU (wgpu-py), gives the reference's values.
+
+The suite's pipelines run at the suite's size (their estimates); the demos on a small photo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import webhal as hl
+from benchmarks import suite
+from benchmarks.autoschedule import DEMOS, algorithm_only, demo_pipeline, set_estimates
+
+HOST, WASM, GPU = "host", "wasm-32-wasmrt-wasm_simd128", "host-webgpu"
+
+
+def _runtime(request, target: str) -> None:
+    if target == WASM:
+        request.getfixturevalue("wasmtime_engine")
+    elif target == GPU:
+        request.getfixturevalue("wgpu_device")
+
+
+def _suite_case(name: str, target: str):
+    spec = suite.SUITE[name]
+    built = spec.build(algorithm_only(hl))
+    inputs = spec.inputs()
+    p = hl.Pipeline(built.output)
+    set_estimates(hl, built.output, built.args, inputs, spec.output_shape)
+    p.apply_autoscheduler(hl.Target(target), hl.AutoschedulerParams("Webhal"))
+    images = [a for a in built.args if isinstance(a, hl.ImageParam)]
+    for image, array in zip(images, inputs):
+        image.set(hl.Buffer(array))
+    for a in built.args:
+        if isinstance(a, hl.Param):
+            a.set(built.params[a.name()])
+    return spec, p, inputs, built
+
+
+@pytest.mark.parametrize("target", [HOST, pytest.param(WASM, marks=pytest.mark.slow),
+                                    pytest.param(GPU, marks=[pytest.mark.gpu,
+                                                             pytest.mark.slow])])
+@pytest.mark.parametrize("name", list(suite.SUITE))
+def test_suite_pipeline_autoscheduled_matches_numpy(name, target, request):
+    _runtime(request, target)
+    spec, p, inputs, built = _suite_case(name, target)
+    size = list(reversed(spec.output_shape))
+    out = np.asarray(p.realize(size, hl.Target(target)))
+    expected = spec.numpy_impl(*inputs, **built.params)
+    if spec.is_float:
+        np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-6)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+def _photo(name: str, color: str, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    if color == "rgb":
+        return np.ascontiguousarray(suite.rgb_planar_u8(h, w))
+    return suite.gray_u8(h, w)
+
+
+@pytest.mark.parametrize("target", [HOST, pytest.param(WASM, marks=pytest.mark.slow),
+                                    pytest.param(GPU, marks=[pytest.mark.gpu,
+                                                             pytest.mark.slow])])
+@pytest.mark.parametrize("name", DEMOS)
+def test_demo_autoscheduled_matches_reference(name, target, request):
+    _runtime(request, target)
+    size = (64, 48)
+    p, _, mod = demo_pipeline(name, target, size)
+    p.apply_autoscheduler(hl.Target(target), hl.AutoschedulerParams("Webhal"))
+    ref, _, _ = demo_pipeline(name, target, size)
+    demo = mod.DEMO
+    image = _photo(name, demo["color"], size)
+    margin = demo.get("margin", 0)
+    results = []
+    for pipeline, t in ((p, target), (ref, "reference")):
+        _bind(pipeline, image, demo)
+        sizes = [size[0] - margin, size[1] - margin] + ([3] if image.ndim == 3 else [])
+        results.append(np.asarray(pipeline.realize(sizes, hl.Target(t))).astype(np.int32))
+    tol = demo.get("tolerance", 0)
+    assert np.abs(results[0] - results[1]).max() <= tol
+
+
+def _bind(pipeline, image: np.ndarray, demo: dict) -> None:
+    for arg in pipeline.infer_arguments():
+        if isinstance(arg, hl.ImageParam):
+            arg.set(hl.Buffer(image))
+        else:
+            arg.set(demo.get("scalars", {}).get(arg.name(), {}).get("default", 1.0))

@@ -1,0 +1,119 @@
+"""webhal's autoscheduler, built for the web's two machines (wasm SIMD128 with a worker pool,
+and WebGPU) and for the host.
+
+    p = hl.Pipeline(out)
+    out.set_estimates([(0, 1536), (0, 1024)]); image.set_estimates([(0, 1538), (0, 1026)])
+    result = p.apply_autoscheduler(target, hl.AutoschedulerParams("Webhal"))
+    print(result.schedule_source)   # Python to paste: apply_schedule(pipeline)
+
+Modules: `targets` (what each machine costs), `graph` (who reads whom, as stencils or
+gathers), `regions` (sizes from the estimates), `cost` (the model), `search` (the choices),
+`plan` (directives, applied or printed). Halide's autoscheduler names are aliases of webhal's
+own (see NAMES); none of Halide's code is used.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from webhal.autoschedule.cost import CostModel
+from webhal.autoschedule.graph import build_graph
+from webhal.autoschedule.plan import Directive, apply, directives, source
+from webhal.autoschedule.regions import check_input_estimates, output_region, regions
+from webhal.autoschedule.search import Decision, search
+from webhal.autoschedule.targets import Machine, machine_for
+from webhal.errors import CompileError, SourceLocation
+from webhal.target import Target
+
+NAME = "Webhal"
+# Halide's autoschedulers, accepted as aliases: each runs webhal's own search. The parameters
+# each takes that webhal honours (others are refused as not supported).
+ALIASES = {"Mullapudi2016": NAME, "Adams2019": NAME, "Li2018": NAME, "Anderson2021": NAME}
+NAMES = (NAME, *ALIASES)
+PARAMETERS = {
+    "parallelism": "workers to plan parallel loops for (default: 4 on wasm_threads, the "
+                   "host's cores, 1 on wasm without threads)",
+    "last_level_cache_size": "bytes of cache a worker's intermediates should fit in",
+    "balance": "cost of moving one byte relative to one arithmetic op, times 10 "
+               "(Mullapudi2016's balance)",
+}
+
+
+@dataclass
+class Autoschedule:
+    """What one run of the autoscheduler chose, and how long it took."""
+
+    plan: list[Directive]
+    decision: Decision
+    machine: Machine
+    source: str
+    seconds: float
+    extra: dict = field(default_factory=dict)
+
+
+def canonical_name(name: str, where: SourceLocation | None = None) -> str:
+    if name in (NAME, *ALIASES):
+        return NAME
+    raise CompileError(f"Unknown autoscheduler {name!r}: webhal has {NAME} (and Halide's "
+                       f"names {', '.join(ALIASES)} as aliases of it)", where)
+
+
+def _machine(target: Target, extra: dict, name: str, where) -> Machine:
+    import dataclasses
+    for k in extra:
+        if k not in PARAMETERS:
+            raise CompileError(
+                f"autoscheduler parameter {k!r} is not supported by webhal's autoscheduler "
+                f"({name}); it takes {', '.join(PARAMETERS)}", where)
+    parallelism = int(extra["parallelism"]) if "parallelism" in extra else None
+    m = machine_for(target, parallelism)
+    if "last_level_cache_size" in extra:
+        m = dataclasses.replace(m, cache_bytes=int(extra["last_level_cache_size"]))
+    if "balance" in extra:
+        m = dataclasses.replace(m, byte_ns=float(extra["balance"]) / 10 * m.op_ns)
+    return m
+
+
+def check_unscheduled(functions, outputs, where) -> None:
+    """Halide's autoschedulers schedule pipelines that have none: a Func already scheduled
+    is a named error."""
+    out_ids = {id(f) for f in outputs}
+    for fn in functions:
+        s = fn.schedule
+        placed = not s.compute_level.is_inlined() and not (
+            id(fn) in out_ids or fn.is_tuple and s.compute_level.is_root())
+        staged = any(d.schedule.scheduled or d.specializations for d in fn.definitions)
+        if placed or staged:
+            what = f"computed at {s.compute_level}" if placed else "given loop directives"
+            raise CompileError(
+                f"Autoscheduler: Func {fn.name} already has a schedule ({what}); "
+                f"apply_autoscheduler schedules a pipeline that has none: remove its schedule "
+                f"(in a generator, schedule only `if not self.using_autoscheduler()`)", where)
+
+
+def autoschedule(functions, outputs, images: dict, target: Target, name: str,
+                 extra: dict | None = None, where: SourceLocation | None = None
+                 ) -> Autoschedule:
+    """Choose a schedule for Functions `functions` (producers first) computing `outputs`."""
+    start = time.perf_counter()
+    extra = dict(extra or {})
+    asked = name
+    canonical_name(name, where)
+    check_unscheduled(functions, outputs, where)
+    check_input_estimates(images, where)
+    out_regions = {id(o): output_region(o, where) for o in outputs}
+    machine = _machine(target, extra, asked, where)
+    nodes = build_graph(functions, outputs)
+    sizes = regions(nodes, functions, out_regions)
+    model = CostModel(nodes, sizes, machine)
+    decision = search(model, functions)
+    plan = directives(model, functions, decision)
+    header = (f"# Schedule chosen by webhal's autoscheduler ({asked}) for target "
+              f"{target}, machine {machine.name}: modelled {decision.cost / 1e6:.3f} ms.")
+    text = source(plan, [f.name for f in functions], header)
+    return Autoschedule(plan, decision, machine, text, time.perf_counter() - start, extra)
+
+
+__all__ = ["ALIASES", "NAME", "NAMES", "Autoschedule", "apply", "autoschedule",
+           "canonical_name"]

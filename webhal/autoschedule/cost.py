@@ -1,0 +1,115 @@
+"""The cost model: an estimate of the time a set of choices takes on a Machine.
+
+Each Func is inlined into its consumers, computed at root (its own loop nest: on WebGPU its
+own dispatch), or fused into the group of its consumer: computed per strip of rows of the
+group's output (`strip`), or stored per strip and computed per row (`slide`, a sliding window
+that computes each row once). The model charges, per group:
+
+- arithmetic per point, divided by the vector's lanes (widenings and gathers are charged per
+  op and per lane: SIMD128 has no gathers), times the points computed, including the halo rows
+  a fused producer recomputes per strip and the recomputation of inlined producers;
+- memory traffic for what does not stay in cache: a root Func's buffer is written and read
+  back; a fused producer's strip (or its sliding window's rows) costs traffic only beyond the
+  cache;
+- the worker pool: jobs run `threads` at a time, each job costs `job_ns` to hand out;
+- on WebGPU: a fixed cost per dispatch and per buffer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from webhal.autoschedule.graph import Node
+from webhal.autoschedule.targets import Machine
+
+INLINE, ROOT, STRIP, SLIDE = "inline", "root", "strip", "slide"
+
+
+@dataclass
+class Group:
+    """A root Func and the producers fused into it (with their halo rows over a strip)."""
+
+    root: int                     # id of the root Function
+    members: dict[int, int]       # fused Function id -> halo rows it needs beyond a strip
+
+
+def points(region) -> int:
+    return math.prod(max(e, 1) for _, e in region)
+
+
+def vector_lanes(node: Node, machine: Machine) -> int:
+    """Lanes to vectorize a Func by: at least one vector of its narrowest type, and two of its
+    widest (two independent vectors keep the SIMD unit busy)."""
+    if not machine.vector_bits:
+        return 1
+    return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
+
+
+class CostModel:
+    """Costs of choices for one pipeline on one Machine."""
+
+    def __init__(self, nodes: dict[int, Node], regions: dict, machine: Machine):
+        self.nodes, self.regions, self.m = nodes, regions, machine
+
+    # -- per point ---------------------------------------------------------------------------
+
+    def point_cost(self, fid: int, choices: dict[int, str], lanes: int) -> float:
+        """ns per point of Func `fid`, with its inlined producers recomputed in it."""
+        m, node = self.m, self.nodes[fid]
+        vec = (node.ops * m.op_ns + node.widenings * m.widen_ns) / lanes
+        for r in node.reads:
+            pid = id(r.producer)
+            if choices.get(pid) == INLINE:
+                vec += r.count * self.point_cost(pid, choices, lanes)
+            elif r.gathers:
+                vec += r.count * m.gather_ns  # a scalar load and a lane insert per lane
+            else:
+                vec += r.count * m.op_ns / lanes
+        return vec
+
+    def bytes_per_point(self, fid: int) -> int:
+        return max(1, self.nodes[fid].fn.type.bits // 8) * len(self.nodes[fid].fn.types)
+
+    # -- per group ---------------------------------------------------------------------------
+
+    def group_cost(self, g: Group, choices: dict[int, str], rows: int) -> float:
+        """ns for group `g` with strips of `rows` rows (0: the root is not split)."""
+        m = self.m
+        root = self.nodes[g.root]
+        region = self.regions[g.root]
+        n = points(region)
+        width = region[0][1]
+        height = region[1][1] if len(region) > 1 else 1
+        outer = n // max(width * height, 1)
+        lanes = vector_lanes(root, m)
+        work = n * self.point_cost(g.root, choices, lanes)
+        traffic = n * self.bytes_per_point(g.root) * m.byte_ns  # the root is written once
+        for fid, halo in g.members.items():
+            node = self.nodes[fid]
+            fr = self.regions[fid]
+            fn_points = points(fr)
+            strip = rows or height
+            recompute = 1.0 + halo / strip
+            work += fn_points * recompute * self.point_cost(fid, choices, vector_lanes(node, m))
+            rows_kept = (halo + 1) if choices[fid] == SLIDE else (strip + halo)
+            kept = rows_kept * fr[0][1] * self.bytes_per_point(fid)
+            if kept > m.cache_bytes:
+                traffic += fn_points * recompute * self.bytes_per_point(fid) * m.byte_ns * 2
+        jobs = outer * (math.ceil(height / rows) if rows else 1)
+        if m.gpu:
+            return m.dispatch_ns + m.realize_ns + work + traffic
+        parallel = min(m.threads, jobs) if rows else 1
+        spread = (work + traffic) / parallel + (jobs * m.job_ns / m.threads if rows else 0.0)
+        return spread + m.realize_ns + self._update_cost(g.root)
+
+    def _update_cost(self, fid: int) -> float:
+        """Updates run as their loops say (RDoms serially): the same under every choice, but
+        counted so totals compare with other Funcs' costs."""
+        node = self.nodes[fid]
+        return sum(1000.0 * self.m.op_ns for _ in node.fn.updates)
+
+    def root_read_traffic(self, fid: int) -> float:
+        """Reading back a root Func's buffer from memory where it does not fit in cache."""
+        size = points(self.regions[fid]) * self.bytes_per_point(fid)
+        return size * self.m.byte_ns if size > self.m.cache_bytes else 0.0

@@ -1,0 +1,200 @@
+"""A chosen schedule as a list of directives: applied to a pipeline's Funcs, or printed as the
+Python a user pastes (the same list both ways, so the two always agree)."""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from dataclasses import dataclass, field
+
+from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, vector_lanes
+from webhal.autoschedule.search import Decision
+from webhal.ir.function import Function
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True)
+class FuncRef:
+    name: str
+
+
+@dataclass
+class Directive:
+    """`func[.update(stage - 1)].method(*args)`; a chain is several on one line."""
+
+    func: str
+    stage: int
+    calls: list[tuple[str, tuple]] = field(default_factory=list)
+
+    def call(self, method: str, *args) -> Directive:
+        self.calls.append((method, args))
+        return self
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _pow2_at_least(n: int, cap: int) -> int:
+    return max(1, min(cap, 1 << max(0, math.ceil(math.log2(max(n, 1))))))
+
+
+def directives(model: CostModel, order: list[Function], decision: Decision) -> list[Directive]:
+    """The directives realizing `decision`, consumers first (as one reads a schedule)."""
+    m = model.m
+    out: list[Directive] = []
+    strip_loops: dict[int, tuple[str, str]] = {}
+    for fn in reversed(order):
+        fid = id(fn)
+        choice = decision.choices[fid]
+        node = model.nodes[fid]
+        region = model.regions[fid]
+        if choice == INLINE or not fn.pure_args:
+            continue
+        if m.gpu:
+            out += _gpu_stage(fn, 0, fn.pure_args, region, node.is_output)
+            for i, d in enumerate(fn.updates):
+                pure = [x.name for x in reversed(d.schedule.dims) if x.is_pure]
+                pure = [p for p in fn.pure_args if p in pure]
+                if pure:
+                    out += _gpu_stage(fn, i + 1, pure, region, True)
+            continue
+        lanes = vector_lanes(node, m)
+        x = fn.pure_args[0]
+        d = Directive(fn.name, 0)
+        if choice == ROOT:
+            if not node.is_output:
+                d.call("compute_root")
+            rows = decision.rows.get(fid, 0)
+            if rows and len(fn.pure_args) > 1:
+                taken = set(fn.pure_args)
+                y = fn.pure_args[1]
+                yo, yi = _fresh(f"{y}o", taken), _fresh(f"{y}i", taken)
+                strip_loops[fid] = (yo, yi)
+                d.call("split", Var(y), Var(yo), Var(yi), rows)
+                if m.threads > 1:
+                    d.call("parallel", Var(yo))
+        else:
+            root = next(r for r, g in decision.groups.items() if fid in g.members)
+            rname = model.nodes[root].fn.name
+            yo, yi = strip_loops[root]
+            if choice == SLIDE:
+                d.call("store_at", FuncRef(rname), Var(yo)).call("compute_at", FuncRef(rname),
+                                                                  Var(yi))
+            else:
+                assert choice == STRIP
+                d.call("compute_at", FuncRef(rname), Var(yo))
+        if lanes > 1 and region[0][1] >= lanes:
+            d.call("vectorize", Var(x), lanes)
+        if d.calls:
+            out.append(d)
+        for i, upd in enumerate(fn.updates):
+            names = [x.name for x in upd.schedule.dims if x.is_pure]
+            u = Directive(fn.name, i + 1)
+            if len(fn.pure_args) > 1 and fn.pure_args[1] in names and m.threads > 1 and \
+                    region[1][1] >= 4 * m.threads:
+                u.call("parallel", Var(fn.pure_args[1]))
+            if upd.schedule.dims and upd.schedule.dims[0].is_pure and \
+                    upd.schedule.dims[0].name == x and lanes > 1 and region[0][1] >= lanes:
+                u.call("vectorize", Var(x), lanes)
+            if u.calls:
+                out.append(u)
+    return out
+
+
+def _gpu_stage(fn: Function, stage: int, pure: list[str], region, root: bool) -> list[Directive]:
+    """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
+    whole 32-bit words), then gpu_tile over the first two pure Vars within 256 invocations
+    and a third Var as a block loop."""
+    d = Directive(fn.name, stage)
+    if stage == 0 and not root:
+        d.call("compute_root")
+    taken = set(pure)
+    extent = dict(zip(fn.pure_args, (e for _, e in region)))
+    bits = min(t.bits for t in fn.types) or 32
+    pack = 32 // bits if bits < 32 else 1
+    x = pure[0]
+    width = extent.get(x, 1)
+    if pack > 1 and width >= pack:
+        xv = _fresh(f"{x}v", taken)
+        d.call("split", Var(x), Var(x), Var(xv), pack).call("vectorize", Var(xv))
+        width = -(-width // pack)
+    if len(pure) >= 2:
+        y = pure[1]
+        tx = _pow2_at_least(width, 16)
+        ty = _pow2_at_least(extent.get(y, 1), 256 // tx)
+        xo, yo, xi, yi = (_fresh(n, taken) for n in (f"{x}o", f"{y}o", f"{x}i", f"{y}i"))
+        d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty)
+        if len(pure) >= 3:
+            d.call("gpu_blocks", Var(pure[2]))
+    else:
+        xo, xi = _fresh(f"{x}o", taken), _fresh(f"{x}i", taken)
+        d.call("gpu_tile", Var(x), Var(xo), Var(xi), _pow2_at_least(width, 64))
+    return [d]
+
+
+# -- as Python -----------------------------------------------------------------------------------
+
+def _identifier(name: str, taken: set[str]) -> str:
+    ident = re.sub(r"\W", "_", name)
+    if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("hl",
+                                                                                 "pipeline"):
+        ident = "f_" + ident
+    return _fresh(ident, taken)
+
+
+def source(plan: list[Directive], names: list[str], header: str) -> str:
+    """The plan as a function `apply_schedule(pipeline)` a user can paste and edit. `names`:
+    every Func name of the pipeline in order (a name used twice is looked up by index)."""
+    taken: set[str] = set()
+    funcs: dict[str, str] = {}
+    lines = []
+    used = [d.func for d in plan] + [a.name for d in plan for _, args in d.calls for a in args
+                                     if isinstance(a, FuncRef)]
+    for name in dict.fromkeys(used):
+        ident = _identifier(name, taken)
+        funcs[name] = ident
+        key = repr(name) if names.count(name) == 1 else str(names.index(name))
+        lines.append(f"    {ident} = pipeline.get_func({key})")
+    var_names = dict.fromkeys(a.name for d in plan for _, args in d.calls for a in args
+                              if isinstance(a, Var))
+    vars_ = {v: _identifier(v, taken) for v in var_names}
+    for v, ident in vars_.items():
+        lines.append(f"    {ident} = hl.Var({v!r})")
+
+    def arg(a) -> str:
+        if isinstance(a, Var):
+            return vars_[a.name]
+        if isinstance(a, FuncRef):
+            return funcs[a.name]
+        return repr(a)
+
+    for d in plan:
+        head = funcs[d.func] + (f".update({d.stage - 1})" if d.stage else "")
+        chain = "".join(f".{m}({', '.join(arg(a) for a in args)})" for m, args in d.calls)
+        lines.append(f"    {head}{chain}")
+    body = "\n".join(lines) if lines else "    pass"
+    return (f"{header}\nimport webhal as hl\n\n\n"
+            f"def apply_schedule(pipeline: hl.Pipeline) -> None:\n{body}\n")
+
+
+def apply(plan: list[Directive], funcs: dict[str, object]) -> None:
+    """Give each Func (by name, hl.Func objects) its directives."""
+    from webhal.lang.var import Var as HlVar
+    for d in plan:
+        target = funcs[d.func]
+        if d.stage:
+            target = target.update(d.stage - 1)
+        for method, args in d.calls:
+            real = [HlVar(a.name) if isinstance(a, Var) else
+                    funcs[a.name] if isinstance(a, FuncRef) else a for a in args]
+            target = getattr(target, method)(*real)

@@ -1,0 +1,153 @@
+"""The search: which Funcs to inline, compute at root, or fuse into their consumer's strips,
+and how tall a strip is.
+
+A greedy pass in the spirit of the grouping autoschedulers of the literature: start with every
+Func that may be inlined inlined and the rest at root, then visit Funcs consumers first and give
+each the choice (inline, root, strip, slide) that lowers the modelled time of the whole
+pipeline, each group's strip height chosen by the same model; repeat until nothing changes.
+Fusion (strip, slide) is offered where every read on the way to the group's root is a stencil
+of the same Vars, so the halo a strip needs is a number of rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, Group
+from webhal.ir.function import Function
+
+ROWS = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+@dataclass
+class Decision:
+    """What the search chose: per Func id its choice, per group root its strip rows, the
+    groups themselves and the modelled time (ns)."""
+
+    choices: dict[int, str]
+    rows: dict[int, int]
+    groups: dict[int, Group]
+    cost: float
+
+
+def _site(fid, model: CostModel, choices, site_of) -> tuple[int | None, int]:
+    """(root of the group where `fid` is consumed, halo rows relative to it) when all its
+    consumers are in one group and read it as same-Var stencils; (None, 0) otherwise."""
+    node = model.nodes[fid]
+    roots, halo = set(), 0
+    for c in node.consumers:
+        cid = id(c)
+        croot, chalo = site_of.get(cid, (None, 0))
+        if croot is None:
+            return None, 0
+        reads = [r for r in model.nodes[cid].reads if r.producer is node.fn]
+        for r in reads:
+            if not r.is_stencil or [x.var for x in r.coords] != c.pure_args or \
+                    len(c.pure_args) != len(node.fn.pure_args) or len(c.pure_args) < 2:
+                return None, 0
+            halo = max(halo, chalo + r.coords[1].hi - r.coords[1].lo)
+        roots.add(croot)
+    if len(roots) != 1:
+        return None, 0
+    return roots.pop(), halo
+
+
+def resolve(model: CostModel, order: list[Function], choices: dict[int, str]):
+    """Groups for `choices` (consumers first), or None where a fused Func has no single
+    group to join. Inlined Funcs sit in the group of their consumers."""
+    site_of: dict[int, tuple[int | None, int]] = {}
+    groups: dict[int, Group] = {}
+    for fn in reversed(order):
+        fid = id(fn)
+        ch = choices[fid]
+        if ch == ROOT:
+            groups[fid] = Group(fid, {})
+            site_of[fid] = (fid, 0)
+            continue
+        root, halo = _site(fid, model, choices, site_of)
+        if ch == INLINE:
+            # an inlined Func is read where its consumers are: its own reads join their group
+            site_of[fid] = (root, halo)
+            continue
+        if root is None or len(model.regions[root]) < 2:
+            return None
+        groups[root].members[fid] = halo
+        site_of[fid] = (root, halo)
+    return groups
+
+
+# The largest expression inlining may build, in ops and loads: beyond it, compile time grows
+# and recursive passes (WGSL legalization) run out of stack, for little gain.
+MAX_INLINED_SIZE = 400
+
+
+def _too_large(model: CostModel, order, choices) -> bool:
+    size: dict[int, float] = {}
+    for fn in order:  # producers first
+        node = model.nodes[id(fn)]
+        size[id(fn)] = node.ops + sum(
+            r.count * (size.get(id(r.producer), 1.0) if choices.get(id(r.producer)) == INLINE
+                       else 1.0) for r in node.reads)
+        own = node.ops + sum(r.count for r in node.reads)
+        if size[id(fn)] > max(MAX_INLINED_SIZE, own):
+            return True
+    return False
+
+
+def evaluate(model: CostModel, order, choices) -> tuple[float, dict[int, int], dict] | None:
+    groups = resolve(model, order, choices)
+    if groups is None or _too_large(model, order, choices):
+        return None
+    total, rows = 0.0, {}
+    for gid, g in groups.items():
+        best = None
+        candidates = (0,) if model.m.gpu or len(model.regions[gid]) < 2 else ROWS
+        for r in candidates:
+            if r and r >= model.regions[gid][1][1]:
+                continue
+            c = model.group_cost(g, choices, r)
+            if best is None or c < best[0]:
+                best = (c, r)
+        if best is None:
+            best = (model.group_cost(g, choices, 0), 0)
+        if not g.members and not model.nodes[gid].is_output and not model.m.gpu:
+            best = (best[0] + model.root_read_traffic(gid), best[1])
+        if model.m.gpu and not model.nodes[gid].is_output:
+            best = (best[0] + model.root_read_traffic(gid), best[1])
+        total += best[0]
+        rows[gid] = best[1]
+    return total, rows, groups
+
+
+def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision:
+    """Greedy improvement of per-Func choices until a pass changes nothing."""
+    choices = {id(fn): (ROOT if not model.nodes[id(fn)].inlinable else INLINE)
+               for fn in order}
+    for fn in order:
+        if model.nodes[id(fn)].is_output:
+            choices[id(fn)] = ROOT
+    found = evaluate(model, order, choices)
+    if found is None:  # cannot happen with only inline/root, kept for safety
+        choices = {k: ROOT for k in choices}
+        found = evaluate(model, order, choices)
+    best_cost = found[0]
+    for _ in range(passes):
+        changed = False
+        for fn in reversed(order):
+            node = model.nodes[id(fn)]
+            if node.is_output:
+                continue
+            options = [ROOT] + ([INLINE] if node.inlinable else []) + \
+                ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
+            for option in options:
+                if option == choices[id(fn)]:
+                    continue
+                trial = dict(choices)
+                trial[id(fn)] = option
+                got = evaluate(model, order, trial)
+                if got is not None and got[0] < best_cost * 0.999:
+                    choices, best_cost, changed = trial, got[0], True
+        if not changed:
+            break
+    cost, rows, groups = evaluate(model, order, choices)
+    return Decision(choices, rows, groups, cost)

@@ -1,0 +1,70 @@
+"""What the autoscheduler knows of each machine it schedules for.
+
+A `Machine` is a handful of figures, not a simulator: the vector width (wasm SIMD128 is 128 bits
+for every type, 16 x u8 to 2 x f64), how dear a widening or a gather is, the worker pool and
+what one parallel job costs to hand out, and for WebGPU the adapter limits every schedule must
+respect (invocations per workgroup, workgroup storage) and the fixed cost of a dispatch.
+The figures are rough costs in nanoseconds; the search compares schedules with them, so only
+their ratios matter.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from webhal.target import Target
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One target as the cost model sees it."""
+
+    name: str                 # "wasm_simd128", "wasm", "host", "webgpu"
+    gpu: bool                 # loops become WebGPU dispatches
+    vector_bits: int          # width of one SIMD register (0: no SIMD)
+    threads: int              # workers a parallel loop may use (run-time size: a typical one)
+    job_ns: float             # cost of handing one parallel job to a worker
+    op_ns: float              # one vector (or, without SIMD, scalar) arithmetic op
+    widen_ns: float           # one widening or narrowing of a vector (extend/narrow)
+    gather_ns: float          # one lane of a data-dependent load (SIMD128 has no gathers)
+    byte_ns: float            # one byte moved to or from memory beyond the caches
+    cache_bytes: int          # what a worker keeps close (a strip's intermediates should fit)
+    realize_ns: float         # allocating and bounding one compute_root'd buffer
+    # WebGPU only
+    dispatch_ns: float = 0.0  # fixed cost of one dispatch (a compute_root'd stage)
+    max_invocations: int = 256          # per workgroup (WebGPU's default limit)
+    workgroup_storage_bytes: int = 16384  # maxComputeWorkgroupStorageSize default
+    invocations_in_flight: int = 4096   # the adapter's parallelism, roughly
+
+    def lanes(self, bits: int) -> int:
+        """Lanes of one vector of `bits`-wide elements (1 without SIMD)."""
+        return max(1, self.vector_bits // bits) if self.vector_bits else 1
+
+
+# V8/wasmtime on SIMD128: one op per lane group, widenings cost about one op each, a gather is
+# a scalar load and a lane insert per lane, and a parallel job costs a few microseconds (a
+# futex wake and a cache miss on another core): jobs under ~50 us lose on 2 cores.
+_WASM = dict(job_ns=4000.0, op_ns=0.5, widen_ns=0.6, gather_ns=1.5, byte_ns=0.12,
+             cache_bytes=256 * 1024, realize_ns=2000.0)
+# Native code: wider vectors where the CPU has them, cheap jobs on a pthread pool.
+_HOST = dict(job_ns=1500.0, op_ns=0.3, widen_ns=0.3, gather_ns=1.0, byte_ns=0.08,
+             cache_bytes=512 * 1024, realize_ns=1000.0)
+# A WebGPU dispatch (encoding, bind groups, submission) costs tens of microseconds whatever
+# it computes; an invocation's arithmetic is nearly free next to its memory traffic.
+_GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.004,
+            cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0)
+
+
+def machine_for(target: Target, parallelism: int | None = None) -> Machine:
+    """The Machine a target runs on. `parallelism`: the worker count to plan for (the
+    autoscheduler's `parallelism` parameter), else a typical one for the target."""
+    if target.has_gpu_feature():
+        return Machine("webgpu", True, 0, 1, **_GPU)
+    if target.is_wasm:
+        simd = target.has_feature("wasm_simd128")
+        return Machine("wasm_simd128" if simd else "wasm", False, 128 if simd else 0,
+                       parallelism or (4 if target.has_feature("wasm_threads") else 1),
+                       **_WASM)
+    bits = target.natural_vector_size(8) * 8 if not target.is_reference else 128
+    return Machine("host", False, bits, parallelism or (os.cpu_count() or 1), **_HOST)
