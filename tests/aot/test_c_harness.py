@@ -77,11 +77,3 @@ def test_host_object_and_outputs(tmp_path):
     assert (tmp_path / "blur.o").read_bytes()[:4] == b"\x7fELF"
     assert "define i32 @blur(ptr" in (tmp_path / "blur.ll").read_text()
     assert "produce blur_x" in (tmp_path / "blur.stmt").read_text()
-
-
-def test_buffer_in_aot_needs_imageparam(tmp_path):
-    x = hl.Var("x")
-    f = hl.Func("f")
-    f[x] = hl.Buffer(hl.UInt(8), [4])[x]
-    with pytest.raises(hl.CompileError, match="use an hl.ImageParam"):
-        f.compile_to_object(str(tmp_path / "f.o"), [], "f", hl.Target("wasm-32-wasmrt"))

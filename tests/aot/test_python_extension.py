@@ -66,9 +66,10 @@ def test_lesson_10_as_an_extension_module(tmp_path, kind):
     out_rows = np.zeros((19, 48), dtype=np.uint8)
     run(data[::2], 7, out_rows)
     assert np.array_equal(out_rows, (data[::2] + 7).astype(np.uint8))
-    with pytest.raises(RuntimeError, match=r"Halide Runtime Error: -8: constraint "
-                       r"image.stride.0 \(48\) == 1"):
+    with pytest.raises(RuntimeError) as e:
         run(data.T, 7, np.zeros((48, 37), dtype=np.uint8))  # x would not be dense
+    assert str(e.value) == "Halide Runtime Error: -8"
+    assert e.value.__notes__[0].startswith("constraint image.stride.0 (48) == 1")
     # keywords by the arguments' names, hl.Buffers with their mins
     buf_in = hl.Buffer(data).set_min([3, 4])
     buf_out = hl.Buffer(hl.UInt(8), [20, 6]).set_min([5, 6])
@@ -103,11 +104,15 @@ def test_a_failed_check_raises_the_runtime_message(tmp_path):
     f, args = _brighter()
     run = _build(tmp_path, f, args, "checked").checked
     small = np.zeros((4, 4), dtype=np.uint8)
-    with pytest.raises(RuntimeError, match=r"Halide Runtime Error: -4: Input buffer image is "
-                       r"accessed at -8..7, outside 0..3 in dimension 0"):
+    # str(e) as Halide's (its own tests compare it), the runtime's message as a note
+    with pytest.raises(RuntimeError) as e:
         run(small, 1, np.zeros((4, 8), dtype=np.uint8))
-    with pytest.raises(RuntimeError, match="Halide Runtime Error: -3: .*image"):
+    assert str(e.value) == "Halide Runtime Error: -4"
+    assert e.value.__notes__ == ["Input buffer image is accessed at -8..7, outside 0..3 in "
+                                 "dimension 0"]
+    with pytest.raises(RuntimeError) as e:
         run(np.zeros((4, 4), dtype=np.float32), 1, np.zeros((4, 4), dtype=np.uint8))
+    assert str(e.value) == "Halide Runtime Error: -3" and "image" in e.value.__notes__[0]
     with pytest.raises(ValueError, match="argument brighter: expected 2 dimensions, got 1"):
         run(small, 1, np.zeros(4, dtype=np.uint8))
     with pytest.raises(ValueError, match="argument brighter: expected a writable array"):

@@ -8,8 +8,9 @@ as Halide's generated `.py.cpp` is used:
 then `import name; name.name(input_array, offset, output_array)`. Buffers are anything with the
 buffer protocol (numpy arrays) or `__array__` (hl.Buffer, whose mins are kept); numpy's axes are
 reversed, so an array of shape (height, width) is a buffer of x = width, as hl.Buffer does.
-Scalars are range-checked. A failed call raises RuntimeError("Halide Runtime Error: <code>: <the
-runtime's message>"), as Halide's does (with its message). As in Halide's, defining
+Scalars are range-checked. A failed call raises RuntimeError("Halide Runtime Error: <code>"), as
+Halide's does, with the runtime's message as the exception's note (Python 3.11+; shown in
+tracebacks, in `e.__notes__`). As in Halide's, defining
 HALIDE_PYTHON_EXTENSION_OMIT_MODULE_DEFINITION leaves out the module definition (to combine
 several pipelines in one module, HALIDE_PYTHON_EXTENSION_MODULE_NAME naming it).
 """
@@ -179,9 +180,23 @@ inline uint16_t webhal_float16_bits(double d) {
     return (uint16_t)(sign | half);
 }
 
+// RuntimeError("Halide Runtime Error: <code>"), as Halide's; the runtime's message is a note
+// of the exception (Python 3.11+), shown with its traceback.
 inline PyObject *webhal_failed(int code) {
-    PyErr_Format(PyExc_RuntimeError, "Halide Runtime Error: %d: %s", code,
-                 webhal_pyext_last_error[0] ? webhal_pyext_last_error : "(no message)");
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *exc = PyObject_CallFunction(
+        PyExc_RuntimeError, "N", PyUnicode_FromFormat("Halide Runtime Error: %d", code));
+    if (exc == nullptr) return nullptr;
+    if (webhal_pyext_last_error[0]) {
+        PyObject *r = PyObject_CallMethod(exc, "add_note", "s", webhal_pyext_last_error);
+        if (r == nullptr) PyErr_Clear();
+        Py_XDECREF(r);
+    }
+    PyErr_SetObject(PyExc_RuntimeError, exc);
+    Py_DECREF(exc);
+#else
+    PyErr_Format(PyExc_RuntimeError, "Halide Runtime Error: %d", code);
+#endif
     return nullptr;
 }
 

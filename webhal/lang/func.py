@@ -15,9 +15,57 @@ from webhal.lang.stage import Stage, loop_name
 from webhal.lang.tuple import elements, is_tuple_value
 from webhal.lang.var import Var
 
+PLACEHOLDER_NAME = "_"  # hl._, Halide's stand-in for the implicit Vars _0, _1, ...
 
-def call_args(args, what: str) -> list[ir.Expr]:
-    """Index arguments as int32 IR (Python ints allowed); floats are an error."""
+
+def _is_placeholder(n: ir.Expr) -> bool:
+    return isinstance(n, ir.Variable) and n.name == PLACEHOLDER_NAME and n.param is None \
+        and n.rdom is None
+
+
+def expand_placeholder(nodes: list[ir.Expr], dimensions: int) -> list[ir.Expr]:
+    """A call's arguments with hl._ replaced by the implicit Vars _0, _1, ... that make up
+    `dimensions` arguments, as Halide expands `f[x, _]` of a 3-D f to f[x, _0, _1]."""
+    at = next((i for i, n in enumerate(nodes) if _is_placeholder(n)), -1)
+    if at < 0:
+        return nodes
+    rest = nodes[:at] + nodes[at + 1:]
+    fill = [Var.implicit(i).node() for i in range(max(0, dimensions - len(rest)))]
+    return rest[:at] + fill + rest[at:]
+
+
+def implicit_count(values) -> int:
+    """How many implicit Vars (_0, _1, ...) the values use: one more than the highest index."""
+    from webhal.ir.visitor import free_variables
+    top = -1
+    for v in values:
+        for n in free_variables(v):
+            if n.param is None and n.rdom is None and len(n.name) > 1 and n.name[0] == "_" \
+                    and n.name[1:].isdigit():
+                top = max(top, int(n.name[1:]))
+    return top + 1
+
+
+def expand_definition_args(name: str, args: list[ir.Expr], values) -> list[ir.Expr]:
+    """The left side of a definition with hl._ replaced by as many implicit Vars as the right
+    side uses (none: the placeholder is dropped), each of them then required on the left."""
+    count = implicit_count(values)
+    at = next((i for i, n in enumerate(args) if _is_placeholder(n)), -1)
+    if at >= 0:
+        args = args[:at] + [Var.implicit(i).node() for i in range(count)] + args[at + 1:]
+    on_left = {n.name for n in args if isinstance(n, ir.Variable)}
+    if any(f"_{i}" not in on_left for i in range(count)):
+        used = ", ".join(f"_{i}" for i in range(count))
+        raise CompileError(f"the right side of the definition of {name} uses implicit Vars "
+                           f"({used}, from hl._ in a call), but the left side does "
+                           "not contain the placeholder hl._ (write "
+                           f"{name}[x, ..., hl._] = ...)", user_location())
+    return args
+
+
+def call_args(args, what: str, dimensions: int | None = None) -> list[ir.Expr]:
+    """Index arguments as int32 IR (Python ints allowed); floats are an error. Given the
+    callee's `dimensions`, hl._ becomes the implicit Vars that fill them."""
     if not isinstance(args, tuple):
         args = (args,)
     if len(args) == 1 and isinstance(args[0], list):
@@ -30,7 +78,7 @@ def call_args(args, what: str) -> list[ir.Expr]:
                                f"{i} of {what} is {to_string(n)} of type {n.type}; coordinates "
                                "must be integers (use hl.cast or hl.i32)", user_location())
         nodes.append(n if n.type == Int(32) else ir.Cast(Int(32), n))
-    return nodes
+    return nodes if dimensions is None else expand_placeholder(nodes, dimensions)
 
 
 class FuncRef(ExprLike):
@@ -77,6 +125,10 @@ class FuncRef(ExprLike):
 
     def _update(self, op, value, identity):
         fn = self._func._function
+        if any(_is_placeholder(a) for a in self._args):
+            parts = elements(value) if is_tuple_value(value) else [value]
+            self._args = expand_definition_args(
+                fn.name, self._args, [to_node(v) for v in parts if isinstance(v, ExprLike)])
         if not fn.defined:
             # Halide defines the pure definition implicitly as the identity of the operator.
             v = to_node(value)
@@ -200,12 +252,17 @@ class Func(Stage):
     # -- definitions ---------------------------------------------------------------------------
 
     def __getitem__(self, args) -> FuncRef:
-        return FuncRef(self, call_args(args, f"Func {self.name()}"))
+        # hl._ is expanded for a Func with dimensions; before its definition it stays, for
+        # the definition to expand from its right side.
+        fn = self._function
+        dims = fn.dimensions if fn.defined else fn.declared_dims
+        return FuncRef(self, call_args(args, f"Func {self.name()}", dims))
 
     def __setitem__(self, args, value) -> None:
         args = call_args(args, f"Func {self.name()}")
-        if isinstance(value, _Updated) and value._func is self and value._args == args:
-            return  # the second half of `f[...] += e`
+        if isinstance(value, _Updated) and value._func is self:
+            if value._args == args or any(_is_placeholder(a) for a in args):
+                return  # the second half of `f[...] += e`
         self._define(args, value)
 
     def __call__(self, *args) -> FuncRef:
@@ -215,6 +272,10 @@ class Func(Stage):
         fn = self._function
         where = user_location()
         parts = elements(value) if is_tuple_value(value) else [value]
+        if any(_is_placeholder(a) for a in args) or implicit_count(
+                [to_node(v) for v in parts if isinstance(v, ExprLike)]):
+            args = expand_definition_args(
+                fn.name, args, [to_node(v) for v in parts if isinstance(v, ExprLike)])
         if not fn.defined:
             fn.define_pure(args, [to_node(v) for v in parts], where)
         else:

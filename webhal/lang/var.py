@@ -59,8 +59,9 @@ class Var(ExprLike):
         return Var(OUTERMOST)
 
     def is_placeholder(self) -> bool:
-        """Whether this is `hl._`, Halide's placeholder for the remaining arguments (webhal
-        does not expand it yet: using it in a definition is an error)."""
+        """Whether this is `hl._`, Halide's placeholder for the remaining arguments: in a
+        call it stands for the implicit Vars _0, _1, ... that fill the callee's dimensions,
+        on the left of a definition for those its right side uses."""
         return self._name == "_"
 
 

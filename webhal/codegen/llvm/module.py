@@ -19,6 +19,7 @@ from webhal.codegen.llvm.types import (
     BUFFER_TYPE,
     DIMENSION_T,
     HOST_DIRTY,
+    I8,
     I32,
     I64,
     PTR,
@@ -83,6 +84,10 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
         else:
             cg.symbols[a.name] = value if value.type == llvm_type(a.type) else \
                 b.bitcast(value, llvm_type(a.type))
+    declared = {id(a) for a in lowered.arguments}
+    for name, image in lowered.images.items():
+        if id(image) not in declared:
+            _embed_buffer(cg, lowered, name, image)
     cg.stmt(lowered.body)
     if not b.block.is_terminated:
         for a, value in zip(args, fn.args):
@@ -131,6 +136,32 @@ def _unpack_buffer(cg: StmtCodegen, a: Argument, buf: ll.Value) -> None:
         for j, what in enumerate(("min", "extent", "stride")):
             p = b.gep(dim, [ll.Constant(I32, d), ll.Constant(I32, j)], source_etype=DIMENSION_T)
             cg.symbols[f"{a.name}.{what}.{d}"] = b.load(p, typ=I32)
+
+
+def _embed_buffer(cg: StmtCodegen, lowered: Module, name: str, buf) -> None:
+    """A Buffer the pipeline reads that is no argument (an hl.Buffer captured by a definition,
+    as Halide embeds one): its data as a constant of the object, its fields as constants."""
+    import numpy as np
+    if name in lowered.device_buffers():
+        raise CompileError(f"GPU kernels read Buffer {name}, which is compiled into the "
+                           "pipeline (it is no argument): webhal does not support that on a "
+                           "GPU; pass it as an hl.ImageParam")
+    data = np.ascontiguousarray(np.asarray(buf))  # numpy's axes reversed: x varies fastest
+    raw = bytearray(data.tobytes())
+    g = ll.GlobalVariable(cg.module, ll.ArrayType(I8, len(raw)), name=f"{name}.embedded")
+    g.global_constant, g.linkage, g.align = True, "private", 64
+    g.initializer = ll.Constant(ll.ArrayType(I8, len(raw)), raw)
+    t = buf.type()
+    code = 2 if t.is_float() else 1 if t.is_uint() or t.is_bool() else 0
+    cg.symbols[name] = g.bitcast(PTR)
+    cg.symbols[f"{name}.type"] = ll.Constant(I32, code | t.bits << 8 | 1 << 16)
+    cg.symbols[f"{name}.dimensions"] = ll.Constant(I32, buf.dimensions())
+    stride = 1
+    for d in range(buf.dimensions()):
+        extent = buf.dim(d).extent()
+        for what, value in (("min", buf.dim(d).min()), ("extent", extent), ("stride", stride)):
+            cg.symbols[f"{name}.{what}.{d}"] = ll.Constant(I32, value)
+        stride *= extent
 
 
 def compile_module(module: ll.Module, target, *, jit: bool = False) -> llvm.ModuleRef:
