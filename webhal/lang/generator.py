@@ -108,14 +108,16 @@ class InputBuffer:
 
 
 class InputScalar:
-    """A scalar input: `hl.InputScalar(hl.Float(32))` (or float). A Param in generate()."""
+    """A scalar input: `hl.InputScalar(hl.Float(32))` (or float). A Param in generate().
+    allow_nonfinite (webhal's): a float input that may be NaN or infinite (see hl.Param)."""
 
-    def __init__(self, type):  # noqa: A002
+    def __init__(self, type, *, allow_nonfinite: bool = False):  # noqa: A002
         types = _declared_types(type, "InputScalar")
         if len(types) > 1:
             raise CompileError("an InputScalar has one type", user_location())
         self.type = types[0] if types else None
         self.dimensions = 0
+        self.allow_nonfinite = allow_nonfinite
 
 
 class OutputBuffer:
@@ -164,9 +166,9 @@ class GeneratorContext:
 
 
 def _refuse_autoscheduler(who: str, asked) -> None:
-    raise CompileError(f"{who}: autoscheduler={asked} asks for an autoscheduler, and webhal has "
-                       "none yet; build it without autoscheduler= (its own schedule, "
-                       "using_autoscheduler() False)", user_location())
+    raise CompileError(f"{who}: autoscheduler_params={asked} are not supported here by "
+                       "webhal; give the generator autoscheduler=NAME (and autoscheduler.PARAM="
+                       "value) as GeneratorParams instead", user_location())
 
 
 class _ClassOrInstance:
@@ -200,8 +202,11 @@ class Generator:
         self._io_params: dict[str, dict[str, object]] = {}
         asked = {k: v for k, v in given.items()
                  if k == "autoscheduler" or k.startswith("autoscheduler.")}
-        if asked.get("autoscheduler"):  # Halide's implicit GeneratorParam
-            _refuse_autoscheduler(f"generator {cls._halide_name}", asked["autoscheduler"])
+        # Halide's implicit GeneratorParams autoscheduler=NAME and autoscheduler.PARAM=value:
+        # build_pipeline applies that autoscheduler (webhal's, under any of its names).
+        self._autoscheduler = (str(asked.get("autoscheduler") or ""),
+                               {k.split(".", 1)[1]: v for k, v in asked.items()
+                                if k != "autoscheduler"})
         for k, v in given.items():
             owner, _, what = k.rpartition(".")
             if k in known:
@@ -278,7 +283,9 @@ class Generator:
         return self.target().natural_vector_size(t)
 
     def using_autoscheduler(self) -> bool:
-        return False
+        """Whether autoscheduler=NAME was given: generate() then sets estimates and leaves
+        the schedule to it."""
+        return bool(self._autoscheduler[0])
 
     def allow_out_of_order_inputs_and_outputs(self) -> bool:
         """Override to declare Inputs after Outputs without a warning."""
@@ -370,7 +377,7 @@ class Generator:
             elif isinstance(decl, InputBuffer):
                 obj = ImageParam(types[0], dims, k)
             elif isinstance(decl, InputScalar):
-                obj = Param(types[0], k)
+                obj = Param(types[0], k, allow_nonfinite=decl.allow_nonfinite)
             else:
                 obj = Func(types if len(types) > 1 else types[0], dims, k)
                 outputs.append(obj)
@@ -390,6 +397,10 @@ class Generator:
         pipeline = Pipeline(outputs)
         for condition, error_args in self._requirements:
             pipeline.add_requirement(condition, *error_args)
+        if self.using_autoscheduler():
+            from webhal.autoschedule.interface import AutoschedulerParams
+            name, extra = self._autoscheduler
+            pipeline.apply_autoscheduler(self.target(), AutoschedulerParams(name, extra))
         self._pipeline = pipeline
         return pipeline
 

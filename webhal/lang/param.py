@@ -37,9 +37,12 @@ def region_pairs(region, count: int, what: str) -> list[tuple]:
 class Param(ExprLike):
     """A scalar argument of a pipeline: `hl.Param(hl.Float(32), "gain", 1.5)`."""
 
-    __slots__ = ("_type", "_name", "_value", "_min", "_max", "_estimate")
+    __slots__ = ("_type", "_name", "_value", "_min", "_max", "_estimate", "allow_nonfinite")
 
-    def __init__(self, type: Type, name: str | None = None, value=0, min=None, max=None):  # noqa: A002
+    def __init__(self, type: Type, name: str | None = None, value=0, min=None, max=None,  # noqa: A002
+                 *, allow_nonfinite: bool = False):
+        """allow_nonfinite (webhal's, for float Params): the pipeline means to take NaN and
+        infinities, which an npm package's run() otherwise refuses with a RangeError."""
         if not isinstance(type, Type):
             raise CompileError(f"Param needs an hl type first, not {type!r}", user_location())
         self._type = type
@@ -47,6 +50,7 @@ class Param(ExprLike):
         self._min = None if min is None else to_node(min, like=type)
         self._max = None if max is None else to_node(max, like=type)
         self._estimate = None
+        self.allow_nonfinite = bool(allow_nonfinite)
         self.set(value)
 
     def name(self) -> str:
