@@ -66,10 +66,22 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
     params = params or {}
     cls(**params)  # reject unknown GeneratorParams before compiling anything
 
+    warned = []
+
     def make(target):
         with GeneratorContext(target):
             g = cls(**params)
-            return g.build_pipeline(), g.inputs()
+            pipeline = g.build_pipeline()
+            if not g.using_autoscheduler() and not warned:
+                from webhal.autoschedule import unscheduled_warning
+                warning = unscheduled_warning(pipeline.functions(),
+                                              [f.function() for f in pipeline.outputs()],
+                                              generator)
+                if warning:
+                    warned.append(warning)
+                    print(warning.replace("the generator command line", "webhal build's "
+                                          "command line"), file=sys.stderr)
+            return pipeline, g.inputs()
 
     more = dict(suspend=suspend, c_sources=c_sources, c_exports=c_exports)
     if quiet:
@@ -88,12 +100,22 @@ def build(path: str, generator: str, directory: str, targets: list[str], *,
                              progress=progress, **more)
 
 
+def _with_autoscheduler(params: dict[str, str], name: str | None) -> dict[str, str]:
+    """--autoschedule[=NAME]: the generator's autoscheduler=NAME GeneratorParam, unless the
+    parameters already name one."""
+    if name:
+        params.setdefault("autoscheduler", name)
+    return params
+
+
 def main(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     targets = [t for t in args.target.split(",") if t]
     try:
         meta = build(args.file, args.generator, args.output, targets,
-                     params=parse_params(args.params), name=args.name, quiet=args.quiet,
+                     params=_with_autoscheduler(parse_params(args.params),
+                                                getattr(args, "autoschedule", None)),
+                     name=args.name, quiet=args.quiet,
                      suspend=None if args.suspend == "auto" else args.suspend,
                      c_sources=args.c_source or (), c_exports=args.export or ())
     except HalideError as e:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 def _doctor(args: argparse.Namespace) -> int:
     from webhal import doctor
 
-    return doctor.main(as_json=args.json)
+    return doctor.main(as_json=args.json, every=args.all)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="check every tool and runtime webhal uses, and say how to install any "
                        "that is missing")
     doctor.add_argument("--json", action="store_true", help="print a machine-readable report")
+    doctor.add_argument("--all", action="store_true",
+                        help="exit 1 when any capability is missing, not only what `webhal "
+                             "build` needs (a missing runtime is otherwise a warning)")
     doctor.set_defaults(handler=_doctor)
 
     demo = commands.add_parser(
@@ -92,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--export", action="append", metavar="NAME",
                        help="a function of the C sources to call from JavaScript as "
                             "p.module._NAME (repeatable)")
+    build.add_argument("--autoschedule", nargs="?", const="Webhal", metavar="NAME",
+                       help="schedule the generator with webhal's autoscheduler (or one of "
+                            "Halide's names for it): its autoscheduler=NAME GeneratorParam; "
+                            "generate() must give estimates (set_estimates)")
     build.add_argument("params", nargs="*", metavar="name=value",
                        help="GeneratorParams, as Halide's generator command line takes them")
     build.set_defaults(handler=_build)

@@ -92,6 +92,20 @@ def check_unscheduled(functions, outputs, where) -> None:
                 f"(in a generator, schedule only `if not self.using_autoscheduler()`)", where)
 
 
+def unscheduled_warning(functions, outputs, generator: str) -> str | None:
+    """The warning an AOT build of a generator with no schedule at all gets (None when some
+    Func is scheduled): what it costs and how to autoschedule it."""
+    try:
+        check_unscheduled(functions, outputs, None)
+    except CompileError:
+        return None
+    return (f"Warning: generator {generator} has no schedule and no autoscheduler: every Func "
+            "is computed inline, on one thread, without vectors. Autoschedule it with "
+            f"autoscheduler={NAME} (on the generator command line, or `webhal build "
+            "--autoschedule`), with estimates of its inputs and outputs given in generate() "
+            "(set_estimates), or schedule it in generate().")
+
+
 def autoschedule(functions, outputs, images: dict, target: Target, name: str,
                  extra: dict | None = None, where: SourceLocation | None = None
                  ) -> Autoschedule:

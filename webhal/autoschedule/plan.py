@@ -23,6 +23,13 @@ class FuncRef:
     name: str
 
 
+@dataclass(frozen=True)
+class Tail:
+    """A TailStrategy member, by name."""
+
+    name: str
+
+
 @dataclass
 class Directive:
     """`func[.update(stage - 1)].method(*args)`; a chain is several on one line."""
@@ -80,7 +87,9 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 y = fn.pure_args[1]
                 yo, yi = _fresh(f"{y}o", taken), _fresh(f"{y}i", taken)
                 strip_loops[fid] = (yo, yi)
-                d.call("split", Var(y), Var(yo), Var(yi), rows)
+                # A producer's region is an estimate: guarded strips never read past it.
+                tail = () if node.is_output else (Tail("GuardWithIf"),)
+                d.call("split", Var(y), Var(yo), Var(yi), rows, *tail)
                 if m.threads > 1:
                     d.call("parallel", Var(yo))
         else:
@@ -176,6 +185,8 @@ def source(plan: list[Directive], names: list[str], header: str) -> str:
             return vars_[a.name]
         if isinstance(a, FuncRef):
             return funcs[a.name]
+        if isinstance(a, Tail):
+            return f"hl.TailStrategy.{a.name}"
         return repr(a)
 
     for d in plan:
@@ -189,6 +200,7 @@ def source(plan: list[Directive], names: list[str], header: str) -> str:
 
 def apply(plan: list[Directive], funcs: dict[str, object]) -> None:
     """Give each Func (by name, hl.Func objects) its directives."""
+    from webhal.ir.schedule import TailStrategy
     from webhal.lang.var import Var as HlVar
     for d in plan:
         target = funcs[d.func]
@@ -196,5 +208,6 @@ def apply(plan: list[Directive], funcs: dict[str, object]) -> None:
             target = target.update(d.stage - 1)
         for method, args in d.calls:
             real = [HlVar(a.name) if isinstance(a, Var) else
-                    funcs[a.name] if isinstance(a, FuncRef) else a for a in args]
+                    funcs[a.name] if isinstance(a, FuncRef) else
+                    getattr(TailStrategy, a.name) if isinstance(a, Tail) else a for a in args]
             target = getattr(target, method)(*real)

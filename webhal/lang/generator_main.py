@@ -90,5 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     with GeneratorContext(Target(target)):
         g = generators[name](**params)
         pipeline = g.build_pipeline()
+        if not g.using_autoscheduler():
+            from webhal.autoschedule import unscheduled_warning
+            warning = unscheduled_warning(pipeline.functions(),
+                                          [f.function() for f in pipeline.outputs()], name)
+            if warning:
+                sys.stderr.write(warning + "\n")
         outputs = {e: os.path.join(directory, base + OUTPUT_FILES[e]) for e in emits}
         pipeline.compile_to(outputs, g.inputs(), function.split("::")[-1], Target(target))
