@@ -20,6 +20,7 @@ from webhal.ir.printer import stmt_to_string
 from webhal.ir.schedule import DeviceAPI
 from webhal.lower import lower
 from webhal.toolchain import find_emscripten, run_tool
+from webhal.toolchain.emscripten import INSTALL_HINT
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
@@ -67,7 +68,7 @@ def _archive(objects: list[str], out: str, target) -> None:
     if target.is_wasm:
         emar = find_emscripten().emar
         run_tool([*emar, "rcs", out, *objects], what="emar",
-                 hint="install emscripten (apt-get install emscripten) or run `make setup`")
+                 hint=INSTALL_HINT)
     else:
         run_tool(["ar", "rcs", out, *objects], what="ar", hint="apt-get install binutils")
 

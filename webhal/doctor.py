@@ -32,6 +32,7 @@ from webhal.toolchain import (
     wgpu_adapter_info,
 )
 from webhal.toolchain.cache import cached
+from webhal.toolchain.install import fix
 from webhal.toolchain.process import run_tool
 from webhal.toolchain.wasm import WASM_TRIPLE
 
@@ -45,6 +46,9 @@ CAPABILITIES = {
     "Node + Dawn": "run bundles with WebGPU under Node (dawn.node)",
     "browser tests": "run bundles and demos in headless Chromium with WebGPU (Playwright)",
 }
+# What `webhal build` needs. The others are runtimes to run and test packages on: doctor warns
+# when one is missing and fails only for these (or for any with --all).
+CORE = ("wasm objects", "linking")
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,9 @@ def _check_llvmlite() -> CheckResult:
         return replace(result, ok=False, version=version,
                        error=f"llvmlite's LLVM has no {WASM_TRIPLE} target: "
                              f"{llvmlite.wasm_target_error}",
-                       hint="install an llvmlite wheel built with the WebAssembly target "
-                            "(PyPI's wheels have it): run `make setup`")
+                       hint=fix("pip install --force-reinstall llvmlite (PyPI's wheels have "
+                                "the WebAssembly target)", "pip install llvmlite, from PyPI, "
+                                "whose wheels have the WebAssembly target"))
     return replace(result, version=version, detail=f"{WASM_TRIPLE} target registered")
 
 
@@ -218,10 +223,18 @@ def all_required_ok(results: list[CheckResult]) -> bool:
     return all(r.ok for r in results if r.required)
 
 
+def missing_capabilities(results: list[CheckResult], needed=tuple(CAPABILITIES)) -> list[str]:
+    """The capabilities of `needed` that a required component is missing for."""
+    enabled = enabled_capabilities(results)
+    return [name for name in needed if not enabled[name]]
+
+
 def to_json(results: list[CheckResult]) -> dict:
-    """The machine-readable report `webhal doctor --json` prints."""
+    """The machine-readable report `webhal doctor --json` prints: `ok` when packages can be
+    built (CORE), `complete` when every capability works."""
     return {
-        "ok": all_required_ok(results),
+        "ok": not missing_capabilities(results, CORE),
+        "complete": all_required_ok(results),
         "capabilities": enabled_capabilities(results),
         "components": [asdict(r) for r in results],
         "adapters": {r.adapter.runtime: asdict(r.adapter) for r in results if r.adapter},
@@ -229,8 +242,9 @@ def to_json(results: list[CheckResult]) -> dict:
     }
 
 
-def render_table(results: list[CheckResult]):
-    """A rich Table with one row per component."""
+def render_table(results: list[CheckResult], needed=CORE):
+    """A rich Table with one row per component; a missing one is red when a capability of
+    `needed` depends on it, else yellow."""
     from rich.table import Table
 
     table = Table(title="webhal doctor", show_lines=False)
@@ -240,7 +254,8 @@ def render_table(results: list[CheckResult]):
         if r.ok:
             status = "[green]ok[/green]"
         else:
-            status = "[red]missing[/red]" if r.required else "[yellow]missing[/yellow]"
+            status = "[red]missing[/red]" if r.required and r.enables in needed else \
+                "[yellow]missing[/yellow]"
         where = "\n".join(x for x in (_short_path(r.path), r.detail, r.error) if x)
         table.add_row(r.component, status, r.version, r.enables, where)
     return table
@@ -269,16 +284,21 @@ def make_console():
     return console
 
 
-def print_report(results: list[CheckResult], console) -> None:
-    """The table, then what each capability needs, then how to fix what is missing."""
-    console.print(render_table(results))
+def print_report(results: list[CheckResult], console, needed=CORE) -> None:
+    """The table, then what each capability needs (those beyond `needed` are optional), then
+    how to fix what is missing."""
+    console.print(render_table(results, needed))
     for name, ok in enabled_capabilities(results).items():
-        mark = "[green]yes[/green]" if ok else "[red]no[/red] "
-        console.print(f"  {mark} {name}: {CAPABILITIES[name]}", highlight=False)
-    print_hints(results, console)
+        mark = "[green]yes[/green]" if ok else "[red]no[/red] " if name in needed else \
+            "[yellow]no[/yellow] "
+        optional = "" if ok or name in needed else " (optional)"
+        console.print(f"  {mark} {name}: {CAPABILITIES[name]}{optional}", highlight=False)
+    print_hints(results, console, needed)
 
 
-def print_hints(results: list[CheckResult], console) -> None:
+def print_hints(results: list[CheckResult], console, needed=CORE) -> None:
+    """How to fix each missing component; those no capability of `needed` depends on are
+    marked optional."""
     failed = [r for r in results if not r.ok]
     if not failed:
         return
@@ -286,13 +306,16 @@ def print_hints(results: list[CheckResult], console) -> None:
     seen = set()
     for r in failed:
         hint = r.hint or "see the error above"
-        line = f"  {r.component}{'' if r.required else ' (optional)'}: {hint}"
+        optional = "" if r.required and r.enables in needed else f" (optional, for {r.enables})"
+        line = f"  {r.component}{optional}: {hint}"
         if (r.error, hint) in seen:
             continue  # dependents of a missing tool repeat its error and hint
         seen.add((r.error, hint))
-        console.print(line, highlight=False, markup=False)
+        # Not wrapped: a command in a hint must stay whole to be copied.
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
         for extra in _context_lines(r.details):
-            console.print("      " + extra, style="dim", highlight=False, markup=False)
+            console.print("      " + extra, style="dim", highlight=False, markup=False,
+                          soft_wrap=True)
 
 
 def _context_lines(details: str) -> list[str]:
@@ -302,15 +325,21 @@ def _context_lines(details: str) -> list[str]:
     return lines[:cut]
 
 
-def main(*, as_json: bool = False, console=None) -> int:
-    """Run `webhal doctor`; 0 when every required component works, 1 otherwise."""
+def main(*, as_json: bool = False, every: bool = False, console=None) -> int:
+    """Run `webhal doctor`: 0 when packages can be built (CORE; with `every`, when every
+    capability works), 1 otherwise. A missing runtime is a warning with its hint."""
     from rich.console import Console
 
     console = console or make_console()
     results = run_checks()
+    needed = tuple(CAPABILITIES) if every else CORE
     if as_json:
         print(json.dumps(to_json(results), indent=2))
-        print_hints(results, Console(stderr=True))
+        print_hints(results, Console(stderr=True), needed)
     else:
-        print_report(results, console)
-    return 0 if all_required_ok(results) else 1
+        print_report(results, console, needed)
+    missing = missing_capabilities(results, needed)
+    if missing:
+        print(f"webhal doctor: missing {', '.join(missing)} (see `to fix` above)",
+              file=sys.stderr)
+    return 1 if missing else 0

@@ -23,6 +23,7 @@ from webhal.runtime import gpu_calls
 from webhal.runtime.device import device_runtime
 from webhal.runtime.wasm_memory import WasmBuffer, WasmHeap
 from webhal.toolchain import find_wasm_ld, run_tool
+from webhal.toolchain.wasm import WASM_LD_HINT
 
 # libm's symbols, float and double, by the math function they compute.
 _MATH = {symbol: f for f in FUNCTIONS.values() for symbol in f.libm}
@@ -63,8 +64,7 @@ def link_standalone(obj: bytes, name: str, target) -> bytes:
         if target.has_feature("wasm_threads"):
             cmd[1:1] = ["--shared-memory", "--max-memory=2147483648",
                         "--no-check-features"]
-        run_tool(cmd, what="wasm-ld", hint="install lld (apt-get install emscripten brings "
-                                             "wasm-ld-14), or run `make setup`")
+        run_tool(cmd, what="wasm-ld", hint=WASM_LD_HINT)
         with open(out, "rb") as f:
             return f.read()
 

@@ -24,8 +24,10 @@ def device():
     import wgpu
     adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     if adapter is None:
-        raise HalideError("no WebGPU adapter: install a Vulkan driver (apt-get install "
-                          "mesa-vulkan-drivers for lavapipe) or run `make setup`")
+        from webhal.toolchain.webgpu import LAVAPIPE_HINT
+
+        raise HalideError("no WebGPU adapter: install a Vulkan driver (a GPU's, or Mesa's "
+                          f"lavapipe: {LAVAPIPE_HINT})")
     wanted = [f for f in ("shader-f16",) if f in adapter.features]
     return adapter.request_device_sync(required_features=wanted)
 

@@ -30,6 +30,8 @@ from webhal.toolchain import (
     find_wasmtime,
     find_wgpu_native,
 )
+from webhal.toolchain.install import fix
+from webhal.toolchain.webgpu import LAVAPIPE_HINT
 
 T = TypeVar("T")
 
@@ -74,7 +76,8 @@ def llvm_wasm() -> Llvmlite:
     llvmlite = require("llvmlite", find_llvmlite)
     if not llvmlite.wasm_target:
         missing("llvmlite's WebAssembly target", llvmlite.wasm_target_error,
-                "an llvmlite wheel from PyPI (`make setup`)")
+                fix("pip install --force-reinstall llvmlite (PyPI's wheels have it)",
+                    "pip install llvmlite, from PyPI"))
     return llvmlite
 
 
@@ -143,7 +146,7 @@ def wgpu_adapter():
     adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     if adapter is None:
         missing("a wgpu-py WebGPU adapter", "request_adapter_sync() returned None",
-                "apt-get install mesa-vulkan-drivers libvulkan1 (lavapipe)")
+                LAVAPIPE_HINT)
     return adapter
 
 

@@ -16,14 +16,15 @@ from webhal.toolchain.capabilities import (
     capabilities_for,
     parse_emcc_version,
 )
+from webhal.toolchain.install import fix
 from webhal.toolchain.process import DEFAULT_TIMEOUT_S, run_tool, tool_env
 from webhal.toolchain.tool import Version, format_version
 
 # Where Debian's `emscripten` package keeps the Python scripts behind /usr/bin/emcc.
 DEBIAN_EMSCRIPTEN = "/usr/share/emscripten"
 
-INSTALL_HINT = ("apt-get install emscripten (or run `make setup`), "
-                "or set EMSDK to an activated emsdk checkout")
+INSTALL_HINT = fix("apt-get install emscripten", "apt-get install emscripten",
+                   either="set EMSDK to an activated emsdk checkout")
 
 
 @dataclass(frozen=True)

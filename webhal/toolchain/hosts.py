@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import shutil
+import sys
 
 from webhal.errors import ToolchainError
 from webhal.toolchain.cache import cached
+from webhal.toolchain.install import fix
 from webhal.toolchain.process import run_tool
 from webhal.toolchain.python_packages import python_package
 from webhal.toolchain.tool import Tool, format_version, parse_version
@@ -17,14 +21,20 @@ NODE_HINT = ("install Node.js 20 or newer and put `node` on PATH "
              "(Debian 12's own nodejs package is 18: use NodeSource's)")
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHROMIUM_HINT = ("apt-get install chromium (or run `make setup`), or set CHROME_PATH to a "
-                 "Chromium or Chrome executable; never `playwright install` (it downloads)")
-PLAYWRIGHT_HINT = "run `make setup` (pip installs playwright; use Debian's chromium, no download)"
+CHROMIUM_HINT = fix("apt-get install chromium (Debian's, with SwiftShader for WebGPU), or "
+                    "`python -m playwright install chromium` (downloads Playwright's)",
+                    "apt-get install chromium; never `playwright install`, which downloads",
+                    either="set CHROME_PATH to a Chromium or Chrome executable")
+PLAYWRIGHT_HINT = fix("pip install playwright (it drives the Chromium found: Debian's, "
+                      "CHROME_PATH's or Playwright's own)",
+                      "pip install playwright, which drives Debian's chromium: no download")
 FIREFOX_NAMES = ("firefox-esr", "firefox")
-FIREFOX_HINT = ("apt-get install firefox-esr (or run `make setup`), or set FIREFOX_PATH to a "
-                "Firefox executable")
-PUPPETEER_HINT = ("run `make setup` (npm ci installs puppeteer-core, which drives the installed "
-                  "Firefox; it downloads no browser)")
+FIREFOX_HINT = fix("apt-get install firefox-esr", "apt-get install firefox-esr",
+                   either="set FIREFOX_PATH to a Firefox executable")
+PUPPETEER_HINT = fix("npm install puppeteer-core in this folder or one above it (it drives the "
+                     "installed Firefox; it downloads no browser)",
+                     "npm ci, which installs puppeteer-core; it drives the installed Firefox and "
+                     "downloads no browser")
 
 
 @cached
@@ -45,7 +55,8 @@ def find_node() -> Tool:
 @cached
 def find_chromium() -> Tool:
     """The Chromium to drive: $CHROME_PATH, else the first of CHROMIUM_NAMES on PATH
-    (Debian's /usr/bin/chromium is reached through PATH). Raises ToolchainError."""
+    (Debian's /usr/bin/chromium is reached through PATH), else the newest Chromium that
+    `python -m playwright install chromium` downloaded. Raises ToolchainError."""
     override = os.environ.get("CHROME_PATH")
     if override:
         if not (os.path.isfile(override) and os.access(override, os.X_OK)):
@@ -53,13 +64,32 @@ def find_chromium() -> Tool:
                                  hint=f"fix or unset CHROME_PATH; otherwise: {CHROMIUM_HINT}")
         path = override
     else:
-        path = next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None)
+        path = next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None) or \
+            _playwright_chromium()
         if path is None:
-            raise ToolchainError("Chromium not found (CHROME_PATH is unset and none of "
-                                 f"{', '.join(CHROMIUM_NAMES)} is on PATH)", hint=CHROMIUM_HINT)
+            raise ToolchainError("Chromium not found (CHROME_PATH is unset, none of "
+                                 f"{', '.join(CHROMIUM_NAMES)} is on PATH, and Playwright has "
+                                 f"downloaded none to {_playwright_browsers()})",
+                                 hint=CHROMIUM_HINT)
     result = run_tool([path, "--version"], timeout_s=60, what="chromium --version",
                       hint=CHROMIUM_HINT)
     return Tool(name="chromium", path=path, version=parse_version(result.stdout))
+
+
+def _playwright_browsers() -> str:
+    """Where Playwright keeps the browsers it downloads (Linux and macOS)."""
+    default = "~/Library/Caches/ms-playwright" if sys.platform == "darwin" else \
+        "~/.cache/ms-playwright"
+    return os.path.expanduser(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or default)
+
+
+def _playwright_chromium() -> str | None:
+    """The executable of the newest Chromium Playwright downloaded, or None."""
+    found = glob.glob(os.path.join(_playwright_browsers(), "chromium-*", "chrome-linux*",
+                                   "chrome"))
+    found = [p for p in found if os.access(p, os.X_OK)]
+    revision = lambda p: int(re.sub(r"\D", "", p.split(os.sep)[-3]) or 0)  # noqa: E731
+    return max(found, key=revision, default=None)
 
 
 @cached

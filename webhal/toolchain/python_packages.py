@@ -7,22 +7,22 @@ import importlib.util
 import os
 
 from webhal.errors import ToolchainError
+from webhal.toolchain.install import pip_install
 from webhal.toolchain.tool import Tool, parse_version
 
-SETUP_HINT = "run `make setup` (installs webhal's Python dependencies into .venv)"
 
-
-def package_dir(module: str, distribution: str | None = None, hint: str = SETUP_HINT) -> str:
-    """The directory of an installed Python package, without importing it."""
+def package_dir(module: str, distribution: str | None = None, hint: str = "") -> str:
+    """The directory of an installed Python package, without importing it; ToolchainError with
+    `hint` (default: how to install the distribution) when it is missing."""
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise ToolchainError(f"Python package {distribution or module!r} is not installed",
-                             hint=hint)
+                             hint=hint or pip_install(distribution or module))
     return os.path.abspath(list(spec.submodule_search_locations)[0])
 
 
 def python_package(module: str, distribution: str | None = None,
-                   hint: str = SETUP_HINT) -> Tool:
+                   hint: str = "") -> Tool:
     """A Tool for an installed Python package: its directory and distribution version."""
     path = package_dir(module, distribution, hint)
     try:

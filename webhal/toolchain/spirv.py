@@ -10,10 +10,11 @@ import tempfile
 
 from webhal.errors import ToolchainError
 from webhal.toolchain.cache import cached
+from webhal.toolchain.install import fix
 from webhal.toolchain.process import run_tool
 from webhal.toolchain.tool import Tool, parse_version
 
-HINT = "apt-get install spirv-tools (or run `make setup`)"
+HINT = fix("apt-get install spirv-tools", "apt-get install spirv-tools")
 
 # Vulkan version -> spirv-val's target environment
 ENVIRONMENTS = {(1, 0): "vulkan1.0", (1, 1): "vulkan1.1", (1, 2): "vulkan1.2",

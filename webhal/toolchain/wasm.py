@@ -10,13 +10,15 @@ from dataclasses import dataclass
 
 from webhal.errors import ToolchainError
 from webhal.toolchain.cache import cached
+from webhal.toolchain.install import fix, pip_install
 from webhal.toolchain.process import run_tool
-from webhal.toolchain.python_packages import SETUP_HINT, python_package
+from webhal.toolchain.python_packages import python_package
 from webhal.toolchain.tool import Tool, Version, parse_version
 
 WASM_TRIPLE = "wasm32-unknown-emscripten"
 
-WASM_LD_HINT = "apt-get install lld (Debian's emscripten package pulls in lld-14)"
+WASM_LD_HINT = fix("apt-get install lld (Debian's emscripten package pulls in lld-14)",
+                   "apt-get install emscripten, which pulls in lld-14")
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ def find_llvmlite() -> Llvmlite:
     try:
         import llvmlite.binding as llvm
     except ImportError as exc:
-        raise ToolchainError(f"llvmlite does not import: {exc}", hint=SETUP_HINT) from None
+        raise ToolchainError(f"llvmlite does not import: {exc}",
+                             hint=pip_install("llvmlite")) from None
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     try:
@@ -88,5 +91,6 @@ def find_wasmtime() -> Tool:
     try:
         import wasmtime  # noqa: F401  (loads the bundled native library)
     except (ImportError, OSError) as exc:
-        raise ToolchainError(f"wasmtime does not import: {exc}", hint=SETUP_HINT) from None
+        raise ToolchainError(f"wasmtime does not import: {exc}",
+                             hint=pip_install("wasmtime")) from None
     return package

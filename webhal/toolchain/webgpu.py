@@ -11,18 +11,25 @@ import sys
 
 from webhal.errors import ToolchainError
 from webhal.toolchain.cache import cached
+from webhal.toolchain.install import fix
 from webhal.toolchain.python_packages import package_dir, python_package
 from webhal.toolchain.tool import Tool, parse_version
 
 ICD_DIRS = ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d")
 SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json"
 
-LAVAPIPE_HINT = "apt-get install mesa-vulkan-drivers libvulkan1 (or run `make setup`)"
-SWIFTSHADER_HINT = "apt-get install chromium (it ships SwiftShader's Vulkan driver)"
-DAWN_NODE_HINT = ("run `make setup` (npm ci installs the `webgpu` package with dawn.node), "
-                  "or set HL_WEBGPU_NODE_BINDINGS to a dawn.node file")
-WGPU_HINT = ("run `make setup` (pip installs wgpu, which ships wgpu-native), "
-             "or set HL_WEBGPU_NATIVE_LIB to a libwgpu_native shared library")
+LAVAPIPE_HINT = fix("apt-get install mesa-vulkan-drivers libvulkan1 (Mesa's lavapipe: Vulkan on "
+                    "the CPU)", "apt-get install mesa-vulkan-drivers libvulkan1")
+SWIFTSHADER_HINT = fix("apt-get install chromium (Debian's ships SwiftShader's Vulkan driver)",
+                       "apt-get install chromium, which ships SwiftShader's Vulkan driver",
+                       either="set CHROME_PATH to a Chromium with vk_swiftshader_icd.json beside "
+                              "it (as `python -m playwright install chromium` downloads)")
+DAWN_NODE_HINT = fix("npm install webgpu (the package with dawn.node) in this folder or one "
+                     "above it", "npm ci, which installs the `webgpu` package with dawn.node",
+                     either="set HL_WEBGPU_NODE_BINDINGS to a dawn.node file")
+WGPU_HINT = fix("pip install wgpu (it ships wgpu-native)",
+                "pip install wgpu, which ships wgpu-native",
+                either="set HL_WEBGPU_NATIVE_LIB to a libwgpu_native shared library")
 
 
 def _icd(name: str, manifest: str) -> Tool | None:
@@ -53,14 +60,19 @@ def find_lavapipe_icd() -> Tool:
 
 @cached
 def find_swiftshader_icd() -> Tool:
-    """SwiftShader's Vulkan ICD manifest (shipped with Debian's chromium), for dawn.node."""
-    candidates = [SWIFTSHADER_ICD]
-    if os.environ.get("CHROME_PATH"):
-        real = os.path.realpath(os.environ["CHROME_PATH"])
-        candidates.append(os.path.join(os.path.dirname(real), "vk_swiftshader_icd.json"))
-    for manifest in candidates:
-        if icd := _icd("swiftshader", manifest):
-            return icd
+    """SwiftShader's Vulkan ICD manifest, for dawn.node: Debian's chromium's, else the one
+    beside the Chromium find_chromium() finds (CHROME_PATH's, Playwright's)."""
+    if icd := _icd("swiftshader", SWIFTSHADER_ICD):
+        return icd
+    from webhal.toolchain.hosts import find_chromium
+
+    try:
+        chromium = os.path.dirname(os.path.realpath(find_chromium().path))
+    except ToolchainError:
+        chromium = None
+    if chromium and (icd := _icd("swiftshader", os.path.join(chromium,
+                                                              "vk_swiftshader_icd.json"))):
+        return icd
     raise ToolchainError(f"SwiftShader's Vulkan driver not found ({SWIFTSHADER_ICD})",
                          hint=SWIFTSHADER_HINT)
 
