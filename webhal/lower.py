@@ -12,7 +12,7 @@ import sys
 import time
 
 from webhal import abi
-from webhal.analysis.boxes import boxes_provided, boxes_required
+from webhal.analysis.boxes import boxes_provided
 from webhal.debug import debug_level
 from webhal.errors import CompileError, ScheduleError, user_location
 from webhal.ir import nodes as ir
@@ -103,7 +103,7 @@ def _inputs_in(node) -> tuple:
 
 def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
     """Buffers/ImageParams and Params the definitions use, in order of first use (and those the
-    ImageParams' dim() constraints use)."""
+    dim() constraints of ImageParams and output buffers use)."""
     images: dict[str, object] = {}
     params: dict[str, object] = {}
 
@@ -122,6 +122,9 @@ def gather_inputs(functions: list[Function]) -> tuple[dict, dict]:
                 for node in getattr(image, "_constraints", {}).values():
                     if node is not None:  # None: a constraint removed (any stride)
                         visit(node, fn)
+        for node in fn.output_constraints.values():
+            if node is not None:
+                visit(node, fn)
     return images, params
 
 
@@ -216,42 +219,6 @@ def _up_to_buffer_checks(outputs: list[Function], functions: list[Function], tar
 
 def _value(e: ir.Expr, known: dict[str, ir.Expr]) -> ir.Expr:
     return simplify.simplify_expr(substitute(e, known))
-
-
-def input_bounds(outputs: list[Function], functions: list[Function], target,
-                 output_extents: dict[str, list[int]], values: dict[str, object],
-                 input_extents: dict[str, list[int]] | None = None
-                 ) -> dict[str, list[tuple[int, int]]]:
-    """A bounds query, as Halide's: the (min, extent) per dimension of each input buffer that
-    computing `outputs` over [0, extent) per dimension reads, with Params at `values`. Where
-    the region depends on the size of an input (a reduction over all of it), `input_extents`
-    gives that size. Runs the passes up to the buffer checks, whose regions these are."""
-    s, images, params = _up_to_buffer_checks(outputs, functions, target)
-    known: dict[str, ir.Expr] = {}
-    sizes = {**(input_extents or {}), **{o.name: output_extents[o.name] for o in outputs}}
-    for name, extents in sizes.items():
-        for d, extent in enumerate(extents):
-            known[f"{name}.min.{d}"] = ops.const(0)
-            known[f"{name}.extent.{d}"] = ops.const(int(extent))
-    for name, param in params.items():
-        value = values.get(name, param.get() if hasattr(param, "get") else None)
-        if value is not None:
-            known[name] = ops.const(value, param.type())
-    regions = {}
-    for name, box in boxes_required(s, set(images)).items():
-        region = []
-        for d, iv in enumerate(box):
-            if not iv.is_bounded():
-                raise CompileError(f"{name} is read without a bound in dimension {d}; clamp "
-                                   "the coordinates (hl.clamp or BoundaryConditions)")
-            lo, hi = (_value(e, known) for e in (iv.min, iv.max))
-            for e in (lo, hi):
-                if not isinstance(e, ir.IntImm):
-                    raise CompileError(f"the region of {name} read in dimension {d} depends on "
-                                       f"{to_string(e)}, which this bounds query does not know")
-            region.append((lo.value, max(0, hi.value - lo.value + 1)))
-        regions[name] = region
-    return regions
 
 
 OutputBoxes = dict[str, list[tuple[ir.Expr, ir.Expr] | None]]

@@ -102,6 +102,16 @@ def _(e: n.Load) -> str:
     return f"{e.name}[{to_string(e.index)}]"
 
 
+def short_string(e, limit: int = 200) -> str:
+    """to_string(e) cut to about `limit` characters (its start and end, with how much was left
+    out between), for error messages: a lowered expression can run to thousands."""
+    text = to_string(e)
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 10, 10)
+    return f"{text[:keep]} ...({len(text) - 2 * keep} characters)... {text[-keep:]}"
+
+
 def stmt_to_string(s, indent: int = 0) -> str:
     """Text of a statement, one line per node, nested by indentation."""
     pad = "  " * indent

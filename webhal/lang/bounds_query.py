@@ -16,17 +16,22 @@ from webhal.analysis.boxes import boxes_provided, boxes_required
 from webhal.errors import BufferError, CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
-from webhal.ir.printer import to_string
+from webhal.ir.printer import short_string
+from webhal.ir.visitor import walk
 
 MAX_PASSES = 16  # Halide's limit too
 
 Region = list[tuple[int, int]]  # (min, extent) per dimension
 
 
-def infer_regions(outputs, functions, target, regions: dict[str, Region], where
+def infer_regions(outputs, functions, target, regions: dict[str, Region], where,
+                  assumed: dict[str, Region] | None = None
                   ) -> tuple[dict[str, Region], dict[str, Region]]:
     """(outputs' regions, unbound inputs' regions) that realizing `outputs` (Functions) over
-    `regions` (output name -> Region) needs, constraints applied, at a fixed point."""
+    `regions` (output name -> Region) needs, constraints applied, at a fixed point. `assumed`
+    gives unbound inputs a first region, for a region read that depends on the input's own size
+    (a reduction over all of it; `webhal test` sizes such inputs so), which Halide's query
+    refuses."""
     from webhal.lower import _up_to_buffer_checks, _value
 
     s, images, params = _up_to_buffer_checks(outputs, functions, target)
@@ -44,15 +49,21 @@ def infer_regions(outputs, functions, target, regions: dict[str, Region], where
         for d in range(b.dimensions()):
             known[f"{name}.stride.{d}"] = ops.const(b.dim(d).stride())
         _fields(known, name, [(b.dim(d).min(), b.dim(d).extent()) for d in range(b.dimensions())])
+    for name, region in (assumed or {}).items():
+        if name in unbound:
+            _fields(known, name, region)
     constraints = {fn.name: fn.output_constraints for fn in outputs}
     constraints.update({n: getattr(images[n], "_constraints", {}) for n in unbound})
 
     def evaluate(e: ir.Expr, at: dict[str, ir.Expr], what: str) -> int:
         v = _value(e, at)
         if not isinstance(v, ir.IntImm):
-            raise CompileError(f"bounds query: {what} depends on {to_string(v)}, which it does "
-                               "not know (an unbound ImageParam's size, or a Param without a "
-                               "value)", where)
+            unknown = ", ".join(sorted({n.name for n in walk(v)
+                                        if isinstance(n, ir.Variable)})[:4]) or "an expression"
+            shown = "" if isinstance(v, ir.Variable) else f" ({short_string(v)})"
+            raise CompileError(f"bounds query: {what} depends on {unknown}{shown}, which it "
+                               "does not know (an unbound ImageParam's size, or a Param without "
+                               "a value)", where)
         return v.value
 
     outs = {n: list(r) for n, r in regions.items()}

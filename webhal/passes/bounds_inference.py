@@ -14,7 +14,7 @@ from webhal.errors import CompileError
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.function import Function
-from webhal.ir.printer import to_string
+from webhal.ir.printer import short_string
 from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
@@ -113,10 +113,10 @@ def _size_realization(r: st.Realize, ctx: LowerContext) -> st.Stmt:
     bounds = []
     for i, iv in enumerate(box):
         if not iv.is_bounded():
-            lo = to_string(iv.min) if iv.min is not None else "-inf"
-            hi = to_string(iv.max) if iv.max is not None else "+inf"
-            raise CompileError(f"cannot size the storage of Func {fn.name} in dimension {i}: "
-                               f"its accesses are unbounded ({lo} .. {hi})",
+            lo = short_string(iv.min) if iv.min is not None else "-inf"
+            hi = short_string(iv.max) if iv.max is not None else "+inf"
+            raise CompileError(f"cannot size the storage of Func {fn.name} in dimension {i} "
+                               f"({fn.pure_args[i]}): its accesses are unbounded ({lo} .. {hi})",
                                fn.definitions[0].where)
         bounds.append((iv.min, ops.add(ops.sub(iv.max, iv.min), ops.const(1))))
     return st.Realize(r.name, r.type, tuple(bounds), r.body, r.memory_type)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from webhal.errors import HalideError, ToolchainError
-from webhal.lang.generator import InputBuffer, InputScalar, OutputBuffer
+from webhal.lang.generator import InputBuffer, InputScalar
 from webhal.target import Target
 
 RUNTIMES = ("host", "wgpu", "wasmtime", "node", "browser", "firefox")
@@ -155,54 +156,80 @@ class Subject:
         self.cache = cache
         self._size = tuple(size)
         probe = self.cls(**self.params)
-        self.output_shapes = {k: tuple(v) for k, v in output_shapes.items()} \
-            if output_shapes is not None else self._output_shapes(probe)
-        self.inputs = dict(inputs) if inputs is not None else self._inputs(probe, seed, size)
+        if inputs is None and hasattr(probe, "test_inputs"):
+            inputs = probe.test_inputs()
+        if output_shapes is None and hasattr(probe, "test_output_shapes"):
+            output_shapes = probe.test_output_shapes()
+        self.output_shapes = None if output_shapes is None else \
+            {k: tuple(v) for k, v in output_shapes.items()}
+        self.inputs = dict(inputs) if inputs is not None else None
+        if self.inputs is None or self.output_shapes is None:
+            self._size_from_bounds_query(seed)
         self.tolerance = tolerance if tolerance is not None else \
             getattr(probe, "test_tolerance", None)
         self._reference = None
         self._packages: dict[tuple[str, ...], str] = {}
 
-    def _inputs(self, g, seed: int, size: Sequence[int]) -> dict:
-        """Declared inputs, else random ones: scalars at 1 (0.5 for floats), and each buffer
-        as large as computing the outputs reads (a bounds query), `size` where that depends
-        on the buffer itself."""
-        declared = getattr(g, "test_inputs", None)
-        if declared is not None:
-            return dict(declared())
-        from webhal.lower import input_bounds
+    def _size_from_bounds_query(self, seed: int) -> None:
+        """Output shapes and random inputs where the generator declares none, as Halide's
+        infer_input_bounds finds them: outputs of `size` (x, y, then 3, then 2s) unless their
+        dim() constraints say otherwise (an interleaved `dim(0) == 3`), inputs as large as the
+        outputs read, scalars at 1 (0.5 for floats)."""
+        from webhal.lang.bounds_query import infer_regions
+        from webhal.lower import gather_inputs
 
-        defaults, values = {}, {}
-        for name, decl in self.cls.arguments():
-            if isinstance(decl, InputBuffer):
-                defaults[name] = _extents(size, decl.dimensions)
-            elif isinstance(decl, InputScalar):
-                values[name] = _scalar(decl.type)
-        pipeline = self.pipeline("host", values={**values, **{n: None for n in defaults}})
-        regions = input_bounds([f.function() for f in pipeline.outputs()], pipeline.functions(),
-                               Target("host"),
-                               {n: s[::-1] for n, s in self.output_shapes.items()}, values,
-                               defaults)
+        buffers = {n: d for n, d in self.cls.arguments() if isinstance(d, InputBuffer)}
+        scalars = {n: _scalar(d.type) for n, d in self.cls.arguments()
+                   if isinstance(d, InputScalar)}
+        given = self.inputs or {}
+        values = {**scalars, **{n: None for n in buffers}, **given}
+        pipeline = self.pipeline("host", values=values)
+        images, _ = gather_inputs(pipeline.functions())
+        outputs = {f.name(): [(0, e) for e in (
+            self.output_shapes[f.name()][::-1] if self.output_shapes else
+            _extents(self._size, f.dimensions(), f.function().output_constraints))]
+            for f in pipeline.outputs()}
+        assumed = {n: [(0, e) for e in _extents(self._size, d.dimensions,
+                                                 getattr(images.get(n), "_constraints", {}))]
+                   for n, d in buffers.items()}
+        try:
+            outs, ins = infer_regions([f.function() for f in pipeline.outputs()],
+                                      pipeline.functions(), Target("host"), outputs, None,
+                                      assumed)
+        except HalideError as e:
+            raise HalideError(f"webhal test cannot size generator {self.name}'s buffers: "
+                              f"{e.message}"
+                              f"\nto fix: {self._hook_for(str(e), pipeline)}") from None
+        if self.output_shapes is None:
+            for name, region in outs.items():
+                if any(lo != 0 for lo, _ in region):
+                    raise HalideError(
+                        f"generator {self.name} writes output {name} from "
+                        f"{[lo for lo, _ in region]} (x first), not from 0 (a dim() min "
+                        "constraint): webhal test makes outputs from 0, so such an output is "
+                        "not supported by webhal test yet")
+            self.output_shapes = {n: tuple(e for _, e in r)[::-1] for n, r in outs.items()}
+        if self.inputs is not None:
+            return
         rng = np.random.default_rng(seed)
-        for name, decl in self.cls.arguments():
-            if not isinstance(decl, InputBuffer):
-                continue
-            region = regions.get(name, [(0, e) for e in defaults[name]])
+        self.inputs = dict(scalars)
+        for name, decl in buffers.items():
+            region = ins.get(name, assumed[name])
             if any(lo < 0 for lo, _ in region):
                 raise HalideError(f"generator {self.name} reads input {name} at "
                                   f"{[lo for lo, _ in region]} (x first), before 0: give it "
                                   "test_inputs(), or read through a boundary condition")
-            values[name] = _random(rng, decl.type, tuple(lo + e for lo, e in region)[::-1])
-        return values
+            self.inputs[name] = _random(rng, decl.type, tuple(lo + e for lo, e in region)[::-1])
 
-    def _output_shapes(self, g) -> dict:
-        """Declared by test_output_shapes(), else `size` per output (numpy order)."""
-        declared = getattr(g, "test_output_shapes", None)
-        if declared is not None:
-            return {k: tuple(v) for k, v in declared().items()}
-        size = self._size
-        return {name: tuple(_extents(size, decl.dimensions)[::-1])
-                for name, decl in self.cls.arguments() if isinstance(decl, OutputBuffer)}
+    def _hook_for(self, error: str, pipeline) -> str:
+        """The generator method that gives webhal test what the bounds query could not find:
+        test_output_shapes() where the error is about an output, else test_inputs()."""
+        outputs = [f.name() for f in pipeline.outputs()]
+        if any(re.search(rf"\b{re.escape(o)}\.", error) for o in outputs):
+            return ("declare the output shapes: def test_output_shapes(self): return "
+                    f"{{{outputs[0]!r}: (...)}} (numpy order: the last dimension is x)")
+        return ("declare the inputs: def test_inputs(self): return {name: numpy array or "
+                "scalar} (arrays in numpy order)")
 
     def pipeline(self, target: str, values: Mapping[str, object] | None = None):
         """The generator's Pipeline for `target`, its inputs set to `values` (default: the
@@ -294,9 +321,12 @@ class Subject:
         return not problems, worst, "; ".join(problems)
 
 
-def _extents(size: Sequence[int], dimensions: int) -> list[int]:
-    """x, y from `size`, then 3 (colour channels), then 2s: Halide's order."""
-    return [*size, 3, *[2] * max(0, dimensions - 3)][:dimensions]
+def _extents(size: Sequence[int], dimensions: int, constraints: Mapping = {}) -> list[int]:
+    """x, y from `size`, then 3 (colour channels), then 2s, in Halide's order, over the
+    dimensions whose extent no dim() constraint sets (those get 1 here: the bounds query puts
+    the constraint's value in)."""
+    free = iter([*size, 3, *[2] * dimensions])
+    return [1 if ("extent", d) in constraints else next(free) for d in range(dimensions)]
 
 
 def _random(rng, t, shape) -> np.ndarray:
