@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import re
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -122,7 +123,7 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     sources = _read_c_sources(c_sources)
     parent = os.path.dirname(os.path.abspath(directory))
     os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".webhal-build-", dir=parent)
+    staging = _new_folder(parent, ".webhal-build-")
     try:
         arguments, variants = None, []
         for target, vname in sorted(zip(targets, names), key=lambda p: VARIANT_ORDER.index(p[1])):
@@ -149,6 +150,20 @@ def build_package(make: Callable[[Target], tuple], targets: Sequence[str | Targe
     finally:
         if os.path.exists(staging):
             shutil.rmtree(staging)
+
+
+def _new_folder(parent: str, prefix: str) -> str:
+    """A new folder of a unique name in `parent`, made as any file tool makes one (0777 less
+    the umask, so 0755 as a rule): tempfile.mkdtemp's are 0700, which a package and its cache
+    entries must not be (a web server or another user reads them)."""
+    for _ in range(100):
+        path = os.path.join(parent, prefix + secrets.token_hex(4))
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free name for a folder {prefix}* in {parent}")
 
 
 def _read_c_sources(paths: Sequence[str]) -> dict[str, bytes]:
@@ -210,7 +225,7 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
             f.write('{ "type": "commonjs" }\n')
     if cached:  # written whole, then renamed: a cache entry is never half there
         os.makedirs(cache, exist_ok=True)
-        partial = tempfile.mkdtemp(prefix=".partial-", dir=cache)
+        partial = _new_folder(cache, ".partial-")
         shutil.copytree(folder, partial, dirs_exist_ok=True)
         try:
             os.rename(partial, cached)
