@@ -58,6 +58,7 @@ class Node:
     reads: list[Read] = field(default_factory=list)
     consumers: list[Function] = field(default_factory=list)
     is_output: bool = False
+    feeds_index: bool = False  # its values are coordinates of a read (a gather's index)
 
     @property
     def name(self) -> str:
@@ -177,6 +178,16 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                         r.count += 1
         node.reads = list(by_producer.values())
         nodes[id(fn)] = node
+    # A Func whose values index a read stays inlined where it can: bounds inference sees the
+    # range of its expression, while a load of a stored Func's value has no bounds at all.
+    for fn in functions:
+        for d in fn.definitions:
+            for value in d.nodes():
+                for c in calls(value):
+                    for a in c.args:
+                        for inner in calls(a, ir.CallType.HALIDE):
+                            if id(inner.func) in nodes:
+                                nodes[id(inner.func)].feeds_index = True
     for node in nodes.values():
         for r in node.reads:
             if isinstance(r.producer, Function) and id(r.producer) in nodes:

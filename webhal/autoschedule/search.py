@@ -127,8 +127,9 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
         if model.nodes[id(fn)].is_output:
             choices[id(fn)] = ROOT
     found = evaluate(model, order, choices)
-    if found is None:  # cannot happen with only inline/root, kept for safety
-        choices = {k: ROOT for k in choices}
+    if found is None:  # everything inlined is too large: start from compute_root instead
+        choices = {k: (INLINE if model.nodes[k].feeds_index and model.nodes[k].inlinable
+                       else ROOT) for k in choices}
         found = evaluate(model, order, choices)
     best_cost = found[0]
     for _ in range(passes):
@@ -137,6 +138,8 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
             node = model.nodes[id(fn)]
             if node.is_output:
                 continue
+            if node.feeds_index and node.inlinable:
+                continue  # stays inlined (see graph.Node.feeds_index)
             options = [ROOT] + ([INLINE] if node.inlinable else []) + \
                 ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
             for option in options:
