@@ -146,3 +146,48 @@ def test_an_autoscheduler_without_estimates_is_a_named_error(tmp_path):
     done = _run(tmp_path, "webhal", "-g", "brighten", "-o", "out", "target=host",
                 "autoscheduler.parallelism=32")
     assert done.returncode == 0, done.stderr
+
+
+ALIASED = textwrap.dedent("""
+    import webhal as hl
+    x = hl.Var("x")
+
+    @hl.alias(plus_seven={"offset": 7}, tuple_pair={"offset": 1})
+    @hl.generator(name="plus")
+    class Plus:
+        offset = hl.GeneratorParam(0)
+        input = hl.InputBuffer(hl.Int(32), 1)
+        output = hl.OutputBuffer(None, 1)
+
+        def generate(g):
+            if len(g.output.types()) == 2:
+                g.output[x] = (g.input[x] + g.offset, hl.f32(g.input[x]))
+            else:
+                g.output[x] = g.input[x] + g.offset
+
+    if __name__ == "__main__":
+        hl.main()
+""")
+
+
+def test_aliases_and_tuple_output_types_on_the_command_line(tmp_path):
+    """`-g ALIAS` builds the variant with its GeneratorParams (function and files named after
+    it); `output.type=int32,float32` declares a Tuple output; `webhal build` finds the
+    aliases in the file too."""
+    from webhal.build import load_generators
+    script = tmp_path / "aliased.py"
+    script.write_text(ALIASED)
+
+    def run(*argv):
+        return subprocess.run([sys.executable, str(script), "-o", "out", "-e", "h,stmt",
+                               "target=host", *argv],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    done = run("-g", "plus_seven", "output.type=int32")
+    assert done.returncode == 0, done.stderr
+    assert "func plus_seven(input, output)" in (tmp_path / "out" / "plus_seven.stmt").read_text()
+    assert "input.min.0)] + 7)" in (tmp_path / "out" / "plus_seven.stmt").read_text()
+    done = run("-g", "tuple_pair", "output.type=int32,float32")
+    assert done.returncode == 0, done.stderr
+    header = (tmp_path / "out" / "tuple_pair.h").read_text()
+    assert "_output_0_buffer" in header and "_output_1_buffer" in header
+    assert {"plus", "plus_seven", "tuple_pair"} <= set(load_generators(str(script)))
