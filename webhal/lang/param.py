@@ -44,7 +44,11 @@ class Param(ExprLike):
         """allow_nonfinite (webhal's, for float Params): the pipeline means to take NaN and
         infinities, which an npm package's run() otherwise refuses with a RangeError."""
         if not isinstance(type, Type):
-            raise CompileError(f"Param needs an hl type first, not {type!r}", user_location())
+            hint = " (Python's bool, int and float are taken only by a generator's Inputs and " \
+                "Outputs, as in Halide: write hl.Bool(), hl.Int(32), hl.Float(32))" \
+                if type in (bool, int, float) else ""
+            raise CompileError(f"Param needs an hl type first, not {type!r}{hint}",
+                               user_location())
         self._type = type
         self._name = check_name(name, "Param") if name else unique_name("p")
         self._min = None if min is None else to_node(min, like=type)
@@ -188,9 +192,11 @@ class ImageParam:
             self._buffer, self._constraints = None, {}
             return
         if not isinstance(type, Type) or dimensions is None:
+            hint = "; Python's bool, int and float are taken only by a generator's Inputs and " \
+                "Outputs, as in Halide" if type in (bool, int, float) else ""
             raise CompileError(f"ImageParam needs an hl type and a number of dimensions "
                                f"(hl.ImageParam(hl.UInt(8), 2, 'input')), not {type!r}, "
-                               f"{dimensions!r}", user_location())
+                               f"{dimensions!r}{hint}", user_location())
         self._type = type
         self._dims = int(dimensions)
         self._name = check_name(name, "ImageParam") if name else unique_name("p")
