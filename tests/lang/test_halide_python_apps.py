@@ -134,7 +134,7 @@ CASES = {
                   [(CUBE, np.float32)] * 4 + [(CUBE, np.uint8), ((1, 4, 4), np.uint8),
                                               ((), np.float32), ((32, 32), np.float64)]),
 }
-SLOW = {"bilateral_grid", "interpolate"}
+SLOW = {"bilateral_grid", "interpolate", "complexpy"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.slow] if c in SLOW else [])
@@ -157,6 +157,7 @@ def test_generator_as_halide_compiles_it(sources, case):
             np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", list(LIBS))
 def test_pystub(sources, lib, monkeypatch):
     """pystub.py's own checks of SimplePy and ComplexPy, called as generator stubs."""
