@@ -12,6 +12,9 @@ Ratios are per round, side by side in one run; the spread is the range over roun
 
 from __future__ import annotations
 
+import argparse
+import math
+import sys
 import time
 import types
 from pathlib import Path
@@ -44,15 +47,17 @@ def algorithm_only(module, autoschedule=None):
     return proxy
 
 
-def set_estimates(module, output, args, inputs: list[np.ndarray], output_shape) -> None:
-    """The suite's sizes as estimates: the output's shape and each input's."""
+def set_estimates(module, output, args, inputs: list[np.ndarray], output_shape,
+                  params: dict | None = None) -> None:
+    """The suite's sizes as estimates: the output's shape and each input's; the scalar
+    Params' values (Halide's Adams2019 wants them)."""
     output.set_estimates([(0, e) for e in reversed(output_shape)])
     images = [a for a in args if isinstance(a, module.ImageParam)]
     for image, array in zip(images, inputs):
         image.set_estimates([(0, e) for e in reversed(array.shape)])
     for a in args:
-        if isinstance(a, module.Param) and hasattr(a, "set_estimate"):
-            pass
+        if isinstance(a, module.Param) and params and a.name() in params:
+            a.set_estimate(params[a.name()])
 
 
 def _halide_plugin(name: str) -> str:
@@ -61,24 +66,6 @@ def _halide_plugin(name: str) -> str:
     if not lib.exists():
         lib = Path(halide.__file__).parent / "lib"
     return str(next(lib.glob(f"libautoschedule_{name.lower()}.*")))
-
-
-def autoscheduler(name: str, spec, params: dict | None = None):
-    """An `autoschedule` callback for algorithm_only: estimates from `spec`, then `name`."""
-    timings: dict[str, float] = {}
-
-    def run(module, pipeline, output, args, target):
-        if module.__name__.startswith("halide"):
-            module.load_plugin(_halide_plugin(name))
-        set_estimates(module, output, args, spec.inputs(), spec.output_shape)
-        start = time.perf_counter()
-        pipeline.apply_autoscheduler(module.Target(str(target)) if isinstance(target, str)
-                                     else target,
-                                     module.AutoschedulerParams(name, params or {}))
-        timings[spec.name] = time.perf_counter() - start
-
-    run.timings = timings
-    return run
 
 
 # -- demos ---------------------------------------------------------------------------------------
@@ -132,3 +119,98 @@ def clear_schedules(pipeline) -> None:
             d.schedule = StageSchedule(dims)
             d.specializations = []
             d.specialize_fail = None
+
+
+# -- the benchmark -------------------------------------------------------------------------------
+
+def implementations(spec_by_name: dict, with_halide: bool = True) -> dict:
+    """impl name -> the module its builds use (see algorithm_only)."""
+    import webhal
+
+    def auto(name, params=None):
+        def run(module, pipeline, output, args, target):
+            spec = spec_by_name[output_name_to_spec[output.name().split("$")[0]]]
+            if module.__name__.startswith("halide"):
+                module.load_plugin(_halide_plugin(name))
+            set_estimates(module, output, args, spec.inputs(), spec.output_shape, spec.params)
+            start = time.perf_counter()
+            pipeline.apply_autoscheduler(module.Target(str(target)),
+                                         module.AutoschedulerParams(name, params or {}))
+            AUTOSCHEDULE_SECONDS[(module.__name__, name, spec.name)] = \
+                time.perf_counter() - start
+        return run
+
+    output_name_to_spec = {}
+    for name, spec in spec_by_name.items():
+        output_name_to_spec[spec.build(algorithm_only(webhal)).output.name()] = name
+    impls = {"webhal": webhal, "webhal-auto": algorithm_only(webhal, auto("Webhal"))}
+    if with_halide:
+        import halide
+        impls["halide-Mullapudi2016"] = algorithm_only(halide, auto("Mullapudi2016"))
+        impls["halide-Adams2019"] = algorithm_only(halide, auto("Adams2019"))
+    return impls
+
+
+AUTOSCHEDULE_SECONDS: dict = {}
+
+
+def _ratios(m, hand) -> tuple[float, float, float] | None:
+    if not (m.ok and hand.ok and m.round_medians_ms and hand.round_medians_ms):
+        return None
+    r = [a / b for a, b in zip(m.round_medians_ms, hand.round_medians_ms)]
+    return min(r), sorted(r)[len(r) // 2], max(r)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks import suite
+    from benchmarks.measure import FULL, QUICK, SIMD
+    from benchmarks.wasm import build_all, run_all_in_node
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short round")
+    parser.add_argument("--pipelines", help="comma list (default: the whole suite)")
+    parser.add_argument("--no-halide", action="store_true", help="webhal only")
+    parser.add_argument("--no-demos", action="store_true", help="skip demo timings")
+    args = parser.parse_args(argv)
+    names = args.pipelines.split(",") if args.pipelines else list(suite.SUITE)
+    specs = [suite.SUITE[n] for n in names]
+    settings = QUICK if args.quick else FULL
+    impls = implementations({s.name: s for s in specs}, not args.no_halide)
+    inputs = {s.name: s.inputs() for s in specs}
+    builds = build_all(specs, inputs, impls, [SIMD], rebuild=True)
+    measured = run_all_in_node([b for b in builds], settings)
+    load = max((v for m in measured for v in m.load), default=None)
+    print(f"\nwasm SIMD in Node, {settings.rounds} round(s), load average up to {load}")
+    print(f"{'pipeline':15} {'impl':22} {'median ms':>10} {'/ hand (min med max)':>24}  same")
+    geo: dict[str, list[float]] = {}
+    for spec in specs:
+        rows = [m for m in measured if m.pipeline == spec.name]
+        hand = next(m for m in rows if m.impl == "webhal")
+        for m in rows:
+            r = _ratios(m, hand)
+            same = "" if not m.ok else ("yes" if m.checksum == hand.checksum else "DIFFERS")
+            ms = f"{m.median_ms:.3f}" if m.ok else "failed"
+            ratio = "" if r is None else f"{r[0]:.2f} {r[1]:.2f} {r[2]:.2f}"
+            print(f"{spec.name:15} {m.impl:22} {ms:>10} {ratio:>24}  {same}"
+                  + ("" if m.ok else f"  {m.error.splitlines()[0][:80]}"))
+            if r is not None:
+                geo.setdefault(m.impl, []).append(r[1])
+    for impl, values in geo.items():
+        g = math.exp(sum(math.log(v) for v in values) / len(values))
+        print(f"geometric mean {impl} / hand: {g:.2f} over {len(values)} pipelines")
+    for (module, name, pipeline), seconds in sorted(AUTOSCHEDULE_SECONDS.items()):
+        print(f"autoschedule time {module} {name} {pipeline}: {seconds:.3f} s")
+    if not args.no_demos:
+        import webhal as hl
+        for demo in DEMOS:
+            for target in (SIMD, "wasm-32-wasmrt-webgpu"):
+                p, _, _ = demo_pipeline(demo, target, (512, 512))
+                start = time.perf_counter()
+                p.apply_autoscheduler(hl.Target(target), hl.AutoschedulerParams("Webhal"))
+                print(f"autoschedule time demo {demo} {target}: "
+                      f"{time.perf_counter() - start:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -74,6 +74,8 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 pure = [p for p in fn.pure_args if p in pure]
                 if pure:
                     out += _gpu_stage(fn, i + 1, pure, region, True)
+                else:  # a scan over an RDom alone: serial, on purpose
+                    out.append(Directive(fn.name, i + 1).call("unscheduled"))
             continue
         lanes = vector_lanes(node, m)
         x = fn.pure_args[0]
@@ -115,8 +117,8 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             if upd.schedule.dims and upd.schedule.dims[0].is_pure and \
                     upd.schedule.dims[0].name == x and lanes > 1 and region[0][1] >= lanes:
                 u.call("vectorize", Var(x), lanes)
-            if u.calls:
-                out.append(u)
+            # left as it is on purpose (an RDom's loop), which Halide's warning wants said
+            out.append(u if u.calls else u.call("unscheduled"))
     return out
 
 
