@@ -328,3 +328,20 @@ def test_the_placeholder_expands_to_the_implicit_vars():
     twice = data * 2
     want = twice[:, :, 1:] - twice[:, :, :4] + np.arange(2)[:, None, None] * 100
     np.testing.assert_array_equal(got[0], want)
+
+
+@pytest.mark.parametrize("hl", BOTH)
+def test_the_placeholder_gives_halides_arguments(hl):
+    x = hl.Var("x")
+    im = hl.ImageParam(hl.UInt(8), 3, "im")
+    buf = hl.Buffer(hl.UInt(8), [3, 3, 3])
+    f, g, h, k = hl.Func("f"), hl.Func("g"), hl.Func("h"), hl.Func("k")
+    f[x, hl._] = x  # no implicit Var on the right: the placeholder stands for none
+    g[x, hl._] = f[x] + im[x, hl._] + buf[x, x, hl._]
+    h[hl._] = buf[hl._]
+    k[x, hl._] = f[hl._] + x
+    assert [[v.name() for v in fn.args()] for fn in (f, g, h, k)] == \
+        [["x"], ["x", "_0", "_1"], ["_0", "_1", "_2"], ["x", "_0"]]
+    bad = hl.Func("bad")
+    with pytest.raises(hl.HalideError, match="placeholder"):
+        bad[x] = g[x, hl._]
