@@ -45,8 +45,8 @@ def test_every_variant_matches_the_reference_and_is_timed(blur, runner, browser_
     assert runner is not None and runner.alive  # one browser for every run
 
 
-def test_the_input_size_comes_from_a_bounds_query(blur):
-    subject, _ = blur
+def test_the_input_size_comes_from_a_bounds_query():
+    subject = harness.Subject(f"{GENERATORS}:blur_gpu")  # no package: this test is fast
     assert subject.output_shapes == {"output": (48, 64)}
     assert subject.inputs["input"].shape == (50, 66)  # the blur reads two pixels beyond
 

@@ -28,7 +28,9 @@ def _results(browser_ok: bool):
             for c in doctor.CHECKS]
 
 
-@pytest.mark.parametrize("browser_ok", [True, False])
+# With a browser the blur demo is built and run in headless Chromium: a browser test.
+@pytest.mark.parametrize("browser_ok", [pytest.param(True, marks=[pytest.mark.browser,
+                                                                  pytest.mark.slow]), False])
 def test_demo_lists_each_capability(monkeypatch, browser_ok, tmp_path):
     monkeypatch.setattr(doctor, "run_checks", lambda: _results(browser_ok))
     console = Console(record=True, width=200)
