@@ -112,3 +112,24 @@ def test_a_missing_firefox_names_its_install_and_fails_under_ci(no_firefox, monk
     monkeypatch.setenv(runtimes.EXPECT_ALL_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match="forbids skipping"):
         runtimes.firefox()
+
+
+@pytest.mark.slow
+def test_webhal_tests_report_names_firefoxs_adapter_and_keeps_the_console(runner, tmp_path,
+                                                                          firefox_webgpu,
+                                                                          emscripten):
+    import xml.etree.ElementTree as ET
+
+    from webhal.testing import report
+
+    subject = harness.Subject(f"{GENERATORS}:blur_gpu")
+    cases = harness.plan(["firefox"], ["wasm-32-wasmrt-webgpu", "wasm-32-wasmrt-wasm_simd128"])
+    outcomes = harness.run_cases(subject, cases, str(tmp_path), samples=1)
+    assert [(o.case.id, o.ok, o.adapter) for o in outcomes] == [
+        ("firefox-webgpu", True, "lavapipe (Vulkan)"), ("firefox-simd", True, "cpu")]
+    outcomes[1].console = ["warn: a line the page logged"]
+    report.write_junit(tmp_path / "report.xml", "webhal.blur_gpu", outcomes)
+    cases = {c.get("name"): c for c in ET.parse(tmp_path / "report.xml").iter("testcase")}
+    props = {p.get("name"): p.get("value") for p in cases["firefox-webgpu"].iter("property")}
+    assert props["adapter"] == "lavapipe (Vulkan)" and float(props["median_ms"]) > 0
+    assert cases["firefox-simd"].find("system-out").text == "warn: a line the page logged"

@@ -58,6 +58,7 @@ class Outcome:
     adapter: str = ""
     seconds: float = 0.0
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    console: list[str] = field(default_factory=list)  # the page's or Node's, where one ran
 
     @property
     def median_ms(self) -> float | None:
@@ -356,7 +357,7 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
     if why is not None:
         return Outcome(case, False, f"{case.runtime} is not available: {why}",
                        seconds=time.perf_counter() - start)
-    adapter = ""
+    adapter, console = "", []
     try:
         if case.runtime in ("node", "browser", "firefox"):
             directory = subject.package(package_targets or [case.target], package_dir)
@@ -373,6 +374,7 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
                                          variant=case.variant, samples=samples,
                                          min_batch_ms=min_batch_ms)
             outputs, times, adapter = run.outputs, run.times_ms, run.adapter_name
+            console = run.console
         else:
             outputs, times = subject.realize(case.target, samples)
             if "webgpu" in case.target:
@@ -382,9 +384,10 @@ def run_case(subject: Subject, case: Case, *, package_targets: Sequence[str] = (
                 adapter = "cpu"
     except HalideError as exc:
         return Outcome(case, False, str(exc), adapter=adapter,
-                       seconds=time.perf_counter() - start)
+                       seconds=time.perf_counter() - start, console=getattr(exc, "console", []))
     ok, error, message = subject.compare(outputs)
-    return Outcome(case, ok, message, error, times, adapter, time.perf_counter() - start, outputs)
+    return Outcome(case, ok, message, error, times, adapter, time.perf_counter() - start, outputs,
+                   console)
 
 
 def run_cases(subject: Subject, cases: Sequence[Case], work_dir: str, *,

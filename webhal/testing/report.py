@@ -53,5 +53,7 @@ def write_junit(path: str | os.PathLike, suite: str, outcomes: Sequence[Outcome]
             tag = "failure" if o.max_error is not None else "error"
             first = o.message.splitlines()[0] if o.message else tag
             ET.SubElement(case, tag, message=first[:500]).text = o.message
+        if o.console:  # the browser's or Node's console, where CI systems show a test's output
+            ET.SubElement(case, "system-out").text = "\n".join(o.console)
     ET.indent(root)
     ET.ElementTree(root).write(os.fspath(path), encoding="utf-8", xml_declaration=True)
