@@ -36,7 +36,7 @@ async function readBytes(url) {
   if (url.protocol === 'file:') {
     // Node only; a name bundlers do not try to resolve for browsers.
     const name = 'node:fs/promises';
-    const fs = await import(/* @vite-ignore */ name);
+    const fs = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
     return fs.readFile(url);
   }
   const response = await fetch(url);
@@ -48,8 +48,8 @@ const readText = async (url) => new TextDecoder().decode(await readBytes(url));
 
 // A GPU variant's device and compiled kernels, or the reason it cannot run here.
 async function prepareGpu(meta, variant, opts) {
-  const [wgsl, manifest] = await Promise.all([readText(variant.wgsl),
-    readText(variant.manifest).then(JSON.parse)]);
+  const [wgsl, manifest] = await Promise.all([readText(assetUrl(meta, variant, 'wgsl', opts)),
+    readText(assetUrl(meta, variant, 'manifest', opts)).then(JSON.parse)]);
   const device = await requestDevice(opts, manifest.features);
   const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
   return WebGPURuntime.create(device, wgsl, manifest, outputs);
@@ -93,53 +93,127 @@ export async function create(meta, opts = {}) {
         continue;
       }
     }
-    return load(meta, variant, gpu, gpu && (() => prepareGpu(meta, variant, opts)));
+    return load(meta, variant, gpu, gpu && (() => prepareGpu(meta, variant, opts)), opts);
   }
   if (opts.variant !== undefined) throw new Error(`${where}: variant ${reasons[0]}`);
   throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
 }
 
-// The threads variant's module options: where Emscripten's workers find the worker script and
-// the .mjs, and in Node what Emscripten's code needs and an ES module lacks (see
-// templates/emcc_pre.js.j2).
-async function threadOptions(variant) {
-  const node = variant.wasm.protocol === 'file:';
-  const [moduleName, pathName, urlName] = ['node:module', 'node:path', 'node:url'];
-  const [{ createRequire }, path, { fileURLToPath }] = node ? await Promise.all([
-    import(/* @vite-ignore */ moduleName), import(/* @vite-ignore */ pathName),
-    import(/* @vite-ignore */ urlName)]) : [{}, null, {}];
-  const options = node ? { webhalRequire: createRequire(variant.wasm),
-    webhalDirname: path.dirname(fileURLToPath(variant.wasm)) } : {};
-  if (variant.worker) {
-    let worker = variant.worker.href;
-    if (node) {
-      worker = fileURLToPath(variant.worker);  // Node's Worker takes a path
-    } else if (variant.worker.protocol === 'data:') {
-      // A bundler inlined the small script: a worker from a data: URL has an opaque origin
-      // and could not import the .mjs, one from a blob: URL has the page's.
-      const text = await (await fetch(worker)).text();
-      worker = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+// Where a variant's file is. index.js names each with `new URL('./...', import.meta.url)`,
+// which Vite and webpack rewrite to where they put the file; opts.assetBase (a URL of the
+// package's folder, e.g. on a CDN) overrides that. Vite's dev server pre-bundles the package
+// into node_modules/.vite/deps/, where those URLs lead nowhere: the files are then taken from
+// the package's own folder, which the dev server serves.
+function assetUrl(meta, variant, key, opts) {
+  const base = packageBase(meta, variant, opts);
+  return base ? new URL(variant.files[key], base) : variant[key];
+}
+
+const VITE_DEPS = /\/node_modules\/\.vite\/deps[^/]*\/[^?#]*([?#].*)?$/;
+
+function packageBase(meta, variant, opts) {
+  if (opts.assetBase !== undefined && opts.assetBase !== null) {
+    const base = String(opts.assetBase);
+    return new URL(base.endsWith('/') ? base : `${base}/`, globalThis.location?.href);
+  }
+  const { href } = variant.wasm;
+  return VITE_DEPS.test(href) ? new URL(href.replace(VITE_DEPS, `/node_modules/${meta.name}/`)) : null;
+}
+
+// A module worker for one of the threads variant's pthreads, in a browser: the `new Worker(new
+// URL(...), { type: 'module' })` of index.js (bundlers bundle what it names), or from the
+// package's folder (see assetUrl); a cross-origin folder through a same-origin blob: that
+// imports it (a worker must come from the page's origin).
+function browserWorker(meta, variant, opts) {
+  const base = packageBase(meta, variant, opts);
+  if (!base) return variant.worker();
+  const url = new URL(variant.files.worker, base);
+  const options = { type: 'module', name: variant.workerName };
+  if (url.origin === globalThis.location?.origin) return new Worker(url, options);
+  const source = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(source), options);
+}
+
+// The threads a pipeline runs on: opts.threads, else one per core.
+async function threadCount(where, variant, opts, node) {
+  if (opts.threads !== undefined) {
+    if (!Number.isInteger(opts.threads) || opts.threads < 1 || opts.threads > 1024) {
+      throw new RangeError(`${where}: threads must be a whole number from 1 to 1024, not `
+        + `${String(opts.threads)}`);
     }
-    options.mainScriptUrlOrBlob = variant.script.href;
-    options.locateFile = (file) => (file.endsWith('.worker.js') ? worker : file);
+    return opts.threads;
+  }
+  if (node) {
+    const name = 'node:os';
+    const os = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency || 4;
+}
+
+// The threads variant's module options: its pool of workers (how many, and how they are
+// made), and in Node what Emscripten's code needs and an ES module lacks (see
+// templates/emcc_pre.js.j2).
+async function threadOptions(meta, variant, opts, threads) {
+  const node = variant.wasm.protocol === 'file:';
+  const options = { webhalPoolSize: threads - 1 };
+  if (!node) {
+    options.webhalWorker = () => browserWorker(meta, variant, opts);
+    return options;
+  }
+  const names = ['node:module', 'node:path', 'node:url', 'node:worker_threads'];
+  const [{ createRequire }, path, { fileURLToPath }, { Worker }] = await Promise.all(
+    names.map((name) => import(/* @vite-ignore */ /* webpackIgnore: true */ name)));
+  Object.assign(options, { webhalRequire: createRequire(variant.wasm),
+    webhalDirname: path.dirname(fileURLToPath(variant.wasm)),
+    webhalWorker: (url, workerOptions) => new Worker(url, workerOptions) });
+  if (variant.files.nodeWorker) {
+    // Emscripten's own classic worker script, beside the .wasm (Node's Worker takes a path).
+    const script = fileURLToPath(new URL(variant.files.nodeWorker.split('/').pop(), variant.wasm));
+    options.locateFile = (file) => (file.endsWith('.worker.js') ? script : file);
+  } else {
+    // Later Emscriptens run the module itself in each worker, found by this path.
+    const name = variant.files.worker.split('/').pop();
+    options.mainScriptUrlOrBlob = fileURLToPath(new URL(name, variant.wasm));
   }
   return options;
 }
 
-async function load(meta, variant, gpu, reprepare) {
-  const [factory, wasmBinary, node] = await Promise.all([variant.load(), readBytes(variant.wasm),
-    variant.features.includes('wasm_threads') ? threadOptions(variant) : {}]);
+async function load(meta, variant, gpu, reprepare, opts = {}) {
+  const where = `${meta.name}: create`;
+  const threaded = variant.features.includes('wasm_threads');
+  const node = variant.wasm.protocol === 'file:';
+  if (!threaded && opts.threads !== undefined && opts.threads !== 1) {
+    throw new RangeError(`${where}: threads: ${String(opts.threads)} needs the threads variant; `
+      + `the ${variant.name} variant runs on one thread`);
+  }
+  const threads = threaded ? await threadCount(where, variant, opts, node) : 1;
+  const [wasmBinary, options] = await Promise.all([readBytes(assetUrl(meta, variant, 'wasm', opts)),
+    threaded ? threadOptions(meta, variant, opts, threads) : {}]);
   const messages = [];
-  const module = await factory.default({
-    ...node,
-    wasmBinary,
-    webhalGpu: gpu,
-    print: (text) => console.log(text),
-    printErr: (text) => messages.push(text),
-  });
+  // Emscripten's Node code sets a global Worker (worker_threads'): put back what was there.
+  const hadWorker = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+  let module;
+  try {
+    module = await variant.factory({
+      ...options,
+      wasmBinary,
+      webhalGpu: gpu,
+      print: (text) => console.log(text),
+      printErr: (text) => messages.push(text),
+    });
+  } finally {
+    if (threaded && node) {
+      if (hadWorker) Object.defineProperty(globalThis, 'Worker', hadWorker);
+      else delete globalThis.Worker;
+    }
+  }
+  if (threaded) module._halide_set_num_threads(threads);
   if (gpu) gpu.heap = () => heap(module);
   releaseWorkers(module);
-  return new Pipeline(meta, variant, module, messages, gpu, reprepare);
+  const pipeline = new Pipeline(meta, variant, module, messages, gpu, reprepare);
+  pipeline.threads = threads;
+  return pipeline;
 }
 
 // Node: the threads variant's workers (started with the module, or by the pipeline's thread
@@ -156,6 +230,17 @@ function heap(module) {
   const buffer = module.wasmMemory?.buffer;
   return buffer && buffer.byteLength !== module.HEAPU8.length ? new Uint8Array(buffer) : module.HEAPU8;
 }
+
+/** A pipeline used after p.dispose(). */
+export class PipelineDisposedError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'PipelineDisposedError';
+  }
+}
+
+const disposedError = (where) => new PipelineDisposedError(`${where}: the pipeline was `
+  + 'disposed (p.dispose()); create() a new one');
 
 class Pipeline {
   constructor(meta, variant, module, messages, gpu, reprepare) {
@@ -182,11 +267,62 @@ class Pipeline {
    * reads or writes it in place, and an output's result is that GPUBuffer.
    */
   run(inputs, outputs) {
+    if (this._disposed) return Promise.reject(disposedError(`${this.meta.name}.run`));
     // One call at a time: a GPU variant reads its outputs back after the entry returns, and
     // the next call must not rebind its buffers before that.
     const result = this._last.then(() => this._run(inputs, outputs));
     this._last = result.catch(() => {});
     return result;
+  }
+
+  /**
+   * Release what the pipeline holds: the threads variant's workers, the wasm module and its
+   * memory, the webgpu variant's GPU buffers and pipelines (and its GPUDevice, unless it was
+   * passed to create()). A run already started finishes first; later runs reject with a
+   * PipelineDisposedError. Returns a promise of that; calling it again does nothing more.
+   * `using p = await create()` (Symbol.dispose) and `await using` (Symbol.asyncDispose) call it.
+   */
+  dispose() {
+    if (!this._disposed) {
+      this._disposed = true;
+      this._released = this._last.then(() => this._release());
+    }
+    return this._released;
+  }
+
+  _release() {
+    // The workers end at once (Emscripten's terminateAllThreads would first free each
+    // thread's data in wasm memory, which a worker that has not yet started its thread
+    // then reads); the memory goes with the module.
+    const pthreads = this._module.PThread;
+    if (pthreads) {
+      for (const worker of [...pthreads.unusedWorkers, ...pthreads.runningWorkers]) {
+        worker.onmessage = worker.onerror = null;
+        worker.terminate();
+      }
+      pthreads.unusedWorkers.length = 0;
+      pthreads.runningWorkers.length = 0;
+    }
+    this._gpu?.destroy();
+    this._gpu = null;
+    this._reprepare = null;
+    this._module = null;
+    this._call = null;
+  }
+
+  /** Whether dispose() was called. */
+  get disposed() {
+    return Boolean(this._disposed);
+  }
+
+  /** `using p = await create()` disposes p at the end of the block. */
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+    this.dispose();
+  }
+
+  /** `await using p = await create()` disposes p and waits for it at the end of the block. */
+  [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
+    return this.dispose();
   }
 
   /** The GPUDevice a GPU variant runs on (null for the wasm variants). */

@@ -70,7 +70,7 @@ async function nodeBindings() {
   const path = globalThis.process?.env?.HL_WEBGPU_NODE_BINDINGS;
   if (!path) return null;
   const name = 'node:module';  // Node only; a name bundlers do not try to resolve
-  const { createRequire } = await import(/* @vite-ignore */ name);
+  const { createRequire } = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
   try {
     return createRequire(import.meta.url)(path).create([]);
   } catch (e) {
@@ -299,6 +299,23 @@ export class WebGPURuntime {
       staging[i].unmap();
       staging[i].destroy();
     });
+  }
+
+  /**
+   * Release what this runtime made on the device: its buffers (not the caller's GPUBuffers),
+   * and the device itself when it asked for it (not a device passed to create()). The compute
+   * pipelines and bind groups are garbage once nothing refers to them.
+   */
+  destroy() {
+    for (const b of this.buffers.values()) if (!b.user) b.gpu.destroy();
+    for (const a of this.args) a?.destroy();
+    this.buffers.clear();
+    this.bindGroups.clear();
+    this.pipelines = [];
+    this.args = [];
+    this.bound = new Map();
+    if (!this.userDevice) this.device.destroy?.();
+    this.heap = null;
   }
 
   /** The message of the last failed call, taken. */

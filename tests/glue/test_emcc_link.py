@@ -63,8 +63,14 @@ def test_what_differs_between_versions_and_variants():
     threads, glue = args("3.1.6-threads")
     assert "-pthread" in threads and "-sENVIRONMENT=web,worker,node" in threads
     assert "-sALLOW_MEMORY_GROWTH=1" in threads  # runtime_js refreshes its views
-    assert glue.outputs == ("blur.mjs", "blur.wasm", "blur.worker.js")
+    # Emscripten's classic worker script (Node), and webhal's ES-module copy (browsers).
+    assert glue.outputs == ("blur.mjs", "blur.wasm", "blur.worker.js", "blur.worker.mjs")
     assert "webhalRequire" in glue.files["webhal_pre.js"]
+    assert "Module['webhalWorker']" in glue.files["webhal_pre.js"]
+    # No process-wide listeners; the pool's size and the thread count come at create().
+    assert {"-sNODEJS_CATCH_EXIT=0", "-sNODEJS_CATCH_REJECTION=0",
+            "-sPTHREAD_POOL_SIZE=Module.webhalPoolSize"} <= set(threads)
+    assert "-sEXPORTED_FUNCTIONS=_blur,_malloc,_free,_halide_set_num_threads" in threads
     assert args("4.0.10-threads")[1].outputs == ("blur.mjs", "blur.wasm")  # no worker file
     simd, glue = args("3.1.6-simd")
     assert "-sENVIRONMENT=web" in simd and "-pthread" not in simd

@@ -30,9 +30,11 @@ from webhal.toolchain import (
 )
 
 READBACK = "webhal_gpu_copy_to_host"
+POOL_SIZE = "Module.webhalPoolSize"  # Emscripten's PTHREAD_POOL_SIZE, set by runtime_js
 _C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 JS_LIBRARY = "library_webhal_gpu.js"
 PRE_JS = "webhal_pre.js"
+EXTERN_PRE_JS = "webhal_extern_pre.js"
 RESPONSE_FILE = "link.rsp"
 
 
@@ -65,34 +67,48 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
     # pthread workers in Node do, so the threads variant keeps Node's code.
     places = ["web", "worker", "node"] if threads else ["web"]
     runtime = ["HEAPU8", *(["ccall"] if suspend == "asyncify" else [])]
-    module = JsModule(f"create_{function}", (function, "malloc", "free", *c_exports),
-                      tuple(runtime), es6=True)
+    # The threads variant sets its thread count at create(): Halide's halide_set_num_threads.
+    exported = (function, "malloc", "free", *(["halide_set_num_threads"] if threads else []),
+                *c_exports)
+    module = JsModule(f"create_{function}", exported, tuple(runtime), es6=True)
     flags = emcc_flags(target, capabilities, environment=places, module=module,
                        gpu_bindings=False, thread_pool_size=thread_pool_size,
                        grow_shared_memory=True) + ["-sFILESYSTEM=0"]
+    if "node" in places:
+        # A library must not take over the process: no uncaughtException/unhandledRejection
+        # listeners of Emscripten's (one pair per create(), rethrowing the app's own errors).
+        flags += ["-sNODEJS_CATCH_EXIT=0", "-sNODEJS_CATCH_REJECTION=0"]
     bindings = webgpu_h_bindings(capabilities, target) if gpu and c_sources else None
     if bindings:
         flags += [capabilities.flag(bindings), "-DWEBHAL_WEBGPU=1"]
     if threads:
-        # No `new Worker(new URL(..., import.meta.url))` in the output: bundlers (Vite) would
-        # bundle Emscripten's CommonJS worker script and fail. runtime_js says where the
-        # worker script and the .mjs are (locateFile, mainScriptUrlOrBlob) instead.
+        # The pool is as large as create({ threads }) asks (less the calling thread): an
+        # expression Emscripten evaluates when the module starts (--pre-js sets it).
+        flags = [f"-sPTHREAD_POOL_SIZE={POOL_SIZE}" if f.startswith("-sPTHREAD_POOL_SIZE=")
+                 else f for f in flags]
+        # No `import.meta` in the output: Emscripten's workers are made by runtime_js through
+        # index.js (`new Worker(new URL(...), { type: "module" })`, which bundlers follow),
+        # never from a URL Emscripten computes (--pre-js routes `new Worker` there).
         flags.append("-sUSE_ES6_IMPORT_META=0")
     if suspend is not None:
         flags += suspend_flags(capabilities, target, suspend, imports=[READBACK],
                                exports=[function], only=suspend_path)
-    settings = dict(function=function, target=str(target), node=threads, suspend=suspend,
+    settings = dict(function=function, target=str(target), node=threads, threads=threads,
+                    suspend=suspend,
                     emscripten=format_version(capabilities.version),
                     webgpu_h=bindings is not None, stale_webgpu_h=bindings == "use_webgpu")
     env = environment()
     pre_js = env.get_template("emcc_pre.js.j2").render(**settings)
     outputs = [f"{function}.mjs", f"{function}.wasm"]
     if threads and "pthread_worker_js" in capabilities:
-        outputs.append(f"{function}.worker.js")
+        outputs += [f"{function}.worker.js", f"{function}.worker.mjs"]
     rsp = env.get_template("emcc_link.rsp.j2").render(
         flags=flags, pre_js=PRE_JS, js_library=JS_LIBRARY if gpu else None,
+        extern_pre_js=EXTERN_PRE_JS if "node" in places else None,
         inputs=[f"{function}.a", *c_sources], output=outputs[0])
     files = {RESPONSE_FILE: rsp, PRE_JS: pre_js}
+    if "node" in places:
+        files[EXTERN_PRE_JS] = env.get_template("emcc_extern_pre.js.j2").render(**settings)
     if gpu:
         files[JS_LIBRARY] = env.get_template("emcc_library.js.j2").render(**settings)
     return LinkGlue(files, tuple(outputs))
@@ -115,10 +131,43 @@ def link(glue: LinkGlue, folder: str, destination: str) -> list[str]:
         with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
             f.write(text)
     emcc(["@" + RESPONSE_FILE], cwd=folder)
+    for name in glue.outputs:
+        if name.endswith(".worker.mjs"):
+            classic = os.path.join(folder, name.removesuffix(".mjs") + ".js")
+            with open(classic, encoding="utf-8") as f:
+                text = module_worker(f.read(), name.removesuffix(".worker.mjs"))
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                f.write(text)
     os.makedirs(destination, exist_ok=True)
     for name in glue.outputs:
         shutil.move(os.path.join(folder, name), os.path.join(destination, name))
     return list(glue.outputs)
+
+
+# How Emscripten before 3.1.58 has its pthread worker script load the module: by a URL the main
+# thread sends, else the file beside it.
+_WORKER_IMPORT = re.compile(r'\(e\.data\.urlOrBlob\?import\(e\.data\.urlOrBlob\):'
+                            r'import\("\./(?P<file>[^"]+)"\)\)')
+
+
+def module_worker(classic: str, function: str) -> str:
+    """Emscripten's pthread worker script (`<function>.worker.js`, a classic script that
+    import()s the module by URL) as an ES module that imports `<function>.mjs` statically:
+    `new Worker(new URL(...), { type: "module" })` of it is what Vite and webpack bundle, with
+    the module, and what a plain page loads as is. Node keeps the classic script.
+
+    CompileError when the script does not load the module as Emscripten 3.1.x does."""
+    found = list(_WORKER_IMPORT.finditer(classic))
+    if len(found) != 1 or found[0]["file"] != f"{function}.mjs":
+        raise CompileError(f"Emscripten's {function}.worker.js does not import "
+                           f"{function}.mjs as webhal expects (an Emscripten other than "
+                           "3.1.x?): the threads variant cannot get an ES-module worker")
+    body = classic[:found[0].start()] + "Promise.resolve({default:webhalFactory})" + \
+        classic[found[0].end():]
+    # `require` bound here: its Node branch never runs in a module worker, and bundlers must
+    # not resolve what it names.
+    return (f"// {function}'s pthread worker as an ES module (webhal.glue.emcc_link)\n"
+            f"import webhalFactory from './{function}.mjs';\nvar require;\n" + body)
 
 
 def suspend_path(module: binding.ModuleRef, entry: str) -> tuple[str, ...]:

@@ -329,12 +329,21 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
                      "suspend": v.suspend, "device_arguments": v.device_arguments}
                     for v in variants]
     for v in variant_data:
-        worker = v["wasm"].removesuffix(".wasm") + ".worker.js"
-        if "wasm_threads" in v["features"] and os.path.exists(os.path.join(staging, worker)):
-            v["worker"] = worker  # Emscripten before 3.1.58 starts pthreads from a script
+        stem = v["wasm"].removesuffix(".wasm")
+        v["files"] = {"wasm": v["wasm"]}
+        if "wasm_threads" in v["features"]:
+            if os.path.exists(os.path.join(staging, stem + ".worker.mjs")):
+                # Emscripten before 3.1.58: pthreads run a worker script of their own, which
+                # webhal made an ES module (browsers) beside Emscripten's classic one (Node).
+                v["module_worker"], v["worker_name"] = stem + ".worker.mjs", None
+                v["files"]["nodeWorker"] = stem + ".worker.js"
+            else:  # later ones run the module itself in a worker of this name
+                v["module_worker"], v["worker_name"] = v["js"], "em-pthread"
+            v["files"]["worker"] = v["module_worker"]
         if "webgpu" in v["features"]:
-            v["wgsl"] = v["wasm"].removesuffix(".wasm") + ".wgsl"
+            v["wgsl"] = stem + ".wgsl"
             v["manifest"] = v["wgsl"] + ".json"
+            v["files"].update(wgsl=v["wgsl"], manifest=v["manifest"])
     shape = f"{{ shape: {outputs[0]['shape']} }}" if len(outputs) == 1 else \
         "{ " + ", ".join(f"{a['name']}: {{ shape: {a['shape']} }}" for a in outputs) + " }"
     settings = dict(package=package, generator=generator, function=function,

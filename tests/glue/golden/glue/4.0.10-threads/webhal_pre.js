@@ -7,6 +7,13 @@
 var require = Module['webhalRequire'] || globalThis.require;
 var __dirname = Module['webhalDirname'] || '';
 
+// Emscripten starts its pthread workers with `new Worker(url)`: runtime_js makes them instead
+// (Module['webhalWorker']), as ES-module workers that index.js names to bundlers, or in Node
+// from worker_threads. Module['webhalPoolSize'] (PTHREAD_POOL_SIZE) is how many it starts.
+var Worker = function (url, options) {
+  return Module['webhalWorker'](url, options);
+};
+
 // The entry function, called with its arguments (numbers and wasm addresses); a promise of
 // its result.
 // Nothing in it waits: the GPU outputs are read back after it returns.

@@ -1,0 +1,293 @@
+"""A webhal package in the tools web apps are built with: Vite's dev server and `vite build`,
+webpack's dev server and production build, esbuild, Rollup, a plain `<script type="module">`
+page and a Web Worker. Each app imports the package by name from node_modules (as npm installs
+it), runs every variant (webgpu, threads, simd, scalar) in headless Chromium on a page with
+COOP/COEP headers (the only configuration an app adds), then in a worker of its own, and the
+outputs are compared with the reference evaluator.
+
+esbuild and Rollup leave `new URL('./x.wasm', import.meta.url)` as it is: their apps copy the
+package's variant folders beside the bundle (as the package README says), or pass
+`create({ assetBase })`. Dev servers are real processes on a free port, stopped after."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from tests.packaging.conftest import AMOUNT, GENERATOR, HEIGHT, VARIANTS, WIDTH
+from webhal.runners.server import ISOLATION_HEADERS, StaticServer
+from webhal.testing import runtimes
+from webhal.toolchain.process import run_tool
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODULES = ROOT / "node_modules"
+TOOLS = {"vite": MODULES / "vite" / "bin" / "vite.js",
+         "webpack": MODULES / "webpack-cli" / "bin" / "cli.js",
+         "esbuild": MODULES / "esbuild" / "bin" / "esbuild",
+         "rollup": MODULES / "rollup" / "dist" / "bin" / "rollup",
+         "node-resolve": MODULES / "@rollup" / "plugin-node-resolve" / "dist" / "es" / "index.js"}
+HEADERS = {k: v for k, v in ISOLATION_HEADERS.items() if k.startswith("Cross-Origin-")}
+
+# The app: run.js runs the variants named in the page's query (each created, run on the same
+# input, disposed), in the page or, with #worker, in a module worker of the app's own.
+_RUN = """import { create } from %(package)s;
+const W = %(width)d, H = %(height)d;
+const withTimeout = (promise, what) => Promise.race([promise, new Promise((_, reject) =>
+  setTimeout(() => reject(new Error(`${what} timed out`)), 60000))]);
+export async function runAll({ variants, assetBase }) {
+  const data = new Uint8Array(W * H).map((_, i) => (i * 37 + 11) %% 256);
+  const results = {};
+  for (const variant of variants) {
+    try {
+      const options = variant === 'auto' ? {} : { variant };
+      if (assetBase) options.assetBase = assetBase;
+      const p = await withTimeout(create(options), `create(${variant})`);
+      const out = await withTimeout(p.run({ input: { data, shape: [W, H] }, amount: %(amount)s },
+                                          { shape: [W, H] }), `run(${variant})`);
+      results[variant] = { variant: p.variant, data: Array.from(out.data) };
+      await p.dispose?.();
+    } catch (e) {
+      results[variant] = { error: String(e && e.stack || e).slice(0, 600) };
+    }
+  }
+  return results;
+}
+"""
+_MAIN = """import { runAll } from './run.js';
+const query = new URLSearchParams(location.search);
+const spec = { variants: query.get('variants').split(','), assetBase: query.get('assetBase') };
+const report = (value) => { window.webhalResult = value; };
+if (location.hash === '#worker') {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = (e) => report({ isolated: crossOriginIsolated, results: e.data });
+  worker.onerror = (e) => report({ error: `the app's worker failed: ${e.message || 'to load'}` });
+  worker.postMessage(spec);
+} else {
+  runAll(spec).then((results) => report({ isolated: crossOriginIsolated, results }),
+                    (e) => report({ error: String(e && e.stack || e) }));
+}
+"""
+_WORKER = """import { runAll } from './run.js';
+self.onmessage = async (e) => self.postMessage(await runAll(e.data));
+"""
+_HTML = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">' \
+        '<script %s src="%s"></script>\n'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _app(root: pathlib.Path, package: pathlib.Path, *, import_from: str = GENERATOR,
+         html: str = _HTML % ('type="module"', "./main.js")) -> pathlib.Path:
+    """An app folder with the package in node_modules (copied, as npm installs it)."""
+    root.mkdir()
+    shutil.copytree(package, root / "node_modules" / GENERATOR)
+    (root / "package.json").write_text('{"name": "app", "private": true, "type": "module"}\n')
+    (root / "run.js").write_text(_RUN % {"package": json.dumps(import_from), "width": WIDTH,
+                                         "height": HEIGHT, "amount": AMOUNT})
+    (root / "main.js").write_text(_MAIN)
+    (root / "worker.js").write_text(_WORKER)
+    (root / "index.html").write_text(html)
+    return root
+
+
+def _copy_variant_folders(package: pathlib.Path, into: pathlib.Path) -> None:
+    """What the README asks of esbuild and Rollup apps: the variant folders beside the bundle."""
+    for variant in VARIANTS:
+        shutil.copytree(package / variant, into / variant)
+
+
+def _tool(name: str) -> str:
+    path = TOOLS[name]
+    if not path.is_file():
+        runtimes.missing(name, f"{path} is missing", "npm ci (webhal's package.json has it)")
+    return str(path)
+
+
+def _build(command: list[str], cwd: pathlib.Path, what: str) -> None:
+    node = [] if command[0] == str(TOOLS["esbuild"]) else [shutil.which("node") or "node"]
+    run_tool([*node, *command], cwd=cwd, what=what)
+
+
+class _DevServer:
+    """A bundler's dev server (its own process group), up once `url` answers."""
+
+    def __init__(self, command: list[str], cwd: pathlib.Path, port: int, what: str):
+        self.url, self.what = f"http://127.0.0.1:{port}", what
+        self.log = cwd / f"{what.replace(' ', '-')}.log"
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen([shutil.which("node") or "node", *command], cwd=cwd,
+                                            stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/index.html", timeout=5).read()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.close()
+                    raise AssertionError(f"{what} did not start:\n{self.log.read_text()}") from None
+                time.sleep(0.3)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def _run_pages(url: str, *, query: str = "") -> dict:
+    """The app's results in the page and in its worker: {"page": ..., "worker": ...}."""
+    from webhal.runners.browser import browser_session
+
+    variants = ",".join([*VARIANTS, "auto"])
+    found = {}
+    with browser_session(pathlib.Path(__file__).parent) as session:
+        for where, hash_ in (("page", ""), ("worker", "#worker")):
+            page = session.browser.new_page()
+            console: list[str] = []
+            page.on("console", lambda m, console=console: console.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e, console=console: console.append(f"pageerror: {e}"))
+            try:
+                page.goto(f"{url}/index.html?variants={variants}{query}{hash_}")
+                page.wait_for_function("window.webhalResult !== undefined", timeout=240_000)
+                found[where] = page.evaluate("window.webhalResult")
+            except Exception as exc:  # noqa: BLE001 - reported with the console below
+                found[where] = {"error": f"{exc}".splitlines()[0]}
+            found[where]["console"] = console[-8:]
+            page.close()
+    return found
+
+
+def _check(found: dict, expected: np.ndarray) -> None:
+    """Every variant gave the reference's bytes, in the page and in the worker."""
+    failures = []
+    for where, result in found.items():
+        if "error" in result:
+            failures.append(f"{where}: {result['error']} (console: {result['console']})")
+            continue
+        assert result["isolated"], f"{where}: not crossOriginIsolated"
+        for variant, got in result["results"].items():
+            if "error" in got:
+                failures.append(f"{where}/{variant}: {got['error']}")
+            elif variant != "auto" and got["variant"] != variant:
+                failures.append(f"{where}/{variant}: ran {got['variant']}")
+            elif got["data"] != expected.ravel().tolist():
+                failures.append(f"{where}/{variant}: output differs from the reference")
+    assert not failures, "\n".join(failures)
+
+
+def test_plain_module_page(every_variant_package, expected_output, chromium, tmp_path):
+    # No bundler: the page imports the package's index.js by path (an import map does not
+    # reach workers), from any static server with COOP/COEP.
+    app = _app(tmp_path / "plain", every_variant_package,
+               import_from=f"./node_modules/{GENERATOR}/index.js")
+    with StaticServer(app) as server:
+        _check(_run_pages(server.url), expected_output)
+
+
+def test_vite_dev_server(every_variant_package, expected_output, chromium, tmp_path):
+    app = _app(tmp_path / "vite-dev", every_variant_package,
+               html=_HTML % ('type="module"', "/main.js"))
+    (app / "vite.config.js").write_text(
+        f"export default {{ server: {{ headers: {json.dumps(HEADERS)} }} }};\n")
+    port = _free_port()
+    server = _DevServer([_tool("vite"), "--port", str(port), "--strictPort", "--host",
+                         "127.0.0.1"], app, port, "vite dev server")
+    try:
+        _check(_run_pages(server.url), expected_output)
+    finally:
+        server.close()
+
+
+def test_vite_build(every_variant_package, expected_output, chromium, tmp_path):
+    app = _app(tmp_path / "vite-build", every_variant_package,
+               html=_HTML % ('type="module"', "/main.js"))
+    _build([_tool("vite"), "build", "--logLevel", "warn"], app, "vite build")
+    with StaticServer(app / "dist") as server:
+        _check(_run_pages(server.url), expected_output)
+
+
+_WEBPACK_CONFIG = """import path from 'node:path';
+export default {
+  mode: '%(mode)s',
+  entry: './main.js',
+  output: { path: path.resolve('dist'), filename: 'main.js', clean: true },
+  devServer: { headers: %(headers)s, static: { directory: path.resolve('public') },
+               client: false, hot: false, liveReload: false },
+};
+"""
+
+
+def _webpack_app(tmp_path, package, mode) -> pathlib.Path:
+    app = _app(tmp_path / f"webpack-{mode}", package)
+    (app / "public").mkdir()
+    (app / "public" / "index.html").write_text(_HTML % ("defer", "/main.js"))
+    (app / "webpack.config.js").write_text(_WEBPACK_CONFIG % {"mode": mode,
+                                                              "headers": json.dumps(HEADERS)})
+    return app
+
+
+def test_webpack_dev_server(every_variant_package, expected_output, chromium, tmp_path):
+    app = _webpack_app(tmp_path, every_variant_package, "development")
+    port = _free_port()
+    server = _DevServer([_tool("webpack"), "serve", "--port", str(port), "--host", "127.0.0.1"],
+                        app, port, "webpack dev server")
+    try:
+        _check(_run_pages(server.url), expected_output)
+    finally:
+        server.close()
+
+
+def test_webpack_production_build(every_variant_package, expected_output, chromium, tmp_path):
+    app = _webpack_app(tmp_path, every_variant_package, "production")
+    _build([_tool("webpack"), "build"], app, "webpack build")
+    shutil.copy(app / "public" / "index.html", app / "dist" / "index.html")
+    with StaticServer(app / "dist") as server:
+        _check(_run_pages(server.url), expected_output)
+
+
+def test_esbuild_bundle(every_variant_package, expected_output, chromium, tmp_path):
+    app = _app(tmp_path / "esbuild", every_variant_package)
+    _build([_tool("esbuild"), "main.js", "worker.js", "--bundle", "--format=esm",
+            "--outdir=dist", "--log-level=warning"], app, "esbuild")
+    shutil.copy(app / "index.html", app / "dist" / "index.html")
+    _copy_variant_folders(every_variant_package, app / "dist")
+    with StaticServer(app / "dist") as server:
+        _check(_run_pages(server.url), expected_output)
+
+
+def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output, chromium,
+                                          tmp_path):
+    # The package's folder served elsewhere (as from a CDN), named by create({ assetBase }).
+    app = _app(tmp_path / "rollup", every_variant_package)
+    (app / "rollup.config.mjs").write_text(
+        f"import resolve from {json.dumps(TOOLS['node-resolve'].as_uri())};\n"
+        "export default { input: ['main.js', 'worker.js'], plugins: [resolve()],\n"
+        "  output: { dir: 'dist', format: 'es' } };\n")
+    _tool("node-resolve")
+    _build([_tool("rollup"), "--config", "rollup.config.mjs", "--silent"], app, "rollup")
+    shutil.copy(app / "index.html", app / "dist" / "index.html")
+    shutil.copytree(every_variant_package, app / "dist" / "vendor" / GENERATOR)
+    with StaticServer(app / "dist") as server:
+        _check(_run_pages(server.url, query=f"&assetBase=/vendor/{GENERATOR}/"),
+               expected_output)
