@@ -107,9 +107,9 @@ def spread(xs) -> str:
 
 def _variant_files(directory: pathlib.Path, v: dict) -> list[pathlib.Path]:
     """What a variant loads beside index.js and runtime/."""
-    files = [directory / v["js"], directory / v["wasm"]]
-    files += [directory / v[k] for k in ("worker", "wgsl", "manifest") if k in v]
-    return files
+    # (A browser's; Node's pthreads run Emscripten's classic worker script, nodeWorker.)
+    loaded = {v["js"], *(f for k, f in v["files"].items() if k != "nodeWorker")}
+    return [directory / f for f in sorted(loaded)]
 
 
 def _timed(index: str, variant: str, width: int, height: int, runs: int) -> dict:

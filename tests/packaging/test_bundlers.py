@@ -155,26 +155,32 @@ class _DevServer:
                 self.process.wait()
 
 
-def _run_pages(url: str, *, query: str = "") -> dict:
-    """The app's results in the page and in its worker: {"page": ..., "worker": ...}."""
+@pytest.fixture(scope="module")
+def chromium_browser(chromium, tmp_path_factory):
+    """One headless Chromium for every app of this module (each served on its own)."""
     from webhal.runners.browser import browser_session
 
+    with browser_session(tmp_path_factory.mktemp("unused")) as session:
+        yield session.browser
+
+
+def _run_pages(browser, url: str, *, query: str = "") -> dict:
+    """The app's results in the page and in its worker: {"page": ..., "worker": ...}."""
     variants = ",".join([*VARIANTS, "auto"])
     found = {}
-    with browser_session(pathlib.Path(__file__).parent) as session:
-        for where, hash_ in (("page", ""), ("worker", "#worker")):
-            page = session.browser.new_page()
-            console: list[str] = []
-            page.on("console", lambda m, console=console: console.append(f"{m.type}: {m.text}"))
-            page.on("pageerror", lambda e, console=console: console.append(f"pageerror: {e}"))
-            try:
-                page.goto(f"{url}/index.html?variants={variants}{query}{hash_}")
-                page.wait_for_function("window.webhalResult !== undefined", timeout=240_000)
-                found[where] = page.evaluate("window.webhalResult")
-            except Exception as exc:  # noqa: BLE001 - reported with the console below
-                found[where] = {"error": f"{exc}".splitlines()[0]}
-            found[where]["console"] = console[-8:]
-            page.close()
+    for where, hash_ in (("page", ""), ("worker", "#worker")):
+        page = browser.new_page()
+        console: list[str] = []
+        page.on("console", lambda m, console=console: console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e, console=console: console.append(f"pageerror: {e}"))
+        try:
+            page.goto(f"{url}/index.html?variants={variants}{query}{hash_}")
+            page.wait_for_function("window.webhalResult !== undefined", timeout=240_000)
+            found[where] = page.evaluate("window.webhalResult")
+        except Exception as exc:  # noqa: BLE001 - reported with the console below
+            found[where] = {"error": f"{exc}".splitlines()[0]}
+        found[where]["console"] = console[-8:]
+        page.close()
     return found
 
 
@@ -196,16 +202,16 @@ def _check(found: dict, expected: np.ndarray) -> None:
     assert not failures, "\n".join(failures)
 
 
-def test_plain_module_page(every_variant_package, expected_output, chromium, tmp_path):
+def test_plain_module_page(every_variant_package, expected_output, chromium_browser, tmp_path):
     # No bundler: the page imports the package's index.js by path (an import map does not
     # reach workers), from any static server with COOP/COEP.
     app = _app(tmp_path / "plain", every_variant_package,
                import_from=f"./node_modules/{GENERATOR}/index.js")
     with StaticServer(app) as server:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
 
 
-def test_vite_dev_server(every_variant_package, expected_output, chromium, tmp_path):
+def test_vite_dev_server(every_variant_package, expected_output, chromium_browser, tmp_path):
     app = _app(tmp_path / "vite-dev", every_variant_package,
                html=_HTML % ('type="module"', "/main.js"))
     (app / "vite.config.js").write_text(
@@ -214,17 +220,17 @@ def test_vite_dev_server(every_variant_package, expected_output, chromium, tmp_p
     server = _DevServer([_tool("vite"), "--port", str(port), "--strictPort", "--host",
                          "127.0.0.1"], app, port, "vite dev server")
     try:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
     finally:
         server.close()
 
 
-def test_vite_build(every_variant_package, expected_output, chromium, tmp_path):
+def test_vite_build(every_variant_package, expected_output, chromium_browser, tmp_path):
     app = _app(tmp_path / "vite-build", every_variant_package,
                html=_HTML % ('type="module"', "/main.js"))
     _build([_tool("vite"), "build", "--logLevel", "warn"], app, "vite build")
     with StaticServer(app / "dist") as server:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
 
 
 _WEBPACK_CONFIG = """import path from 'node:path';
@@ -247,37 +253,38 @@ def _webpack_app(tmp_path, package, mode) -> pathlib.Path:
     return app
 
 
-def test_webpack_dev_server(every_variant_package, expected_output, chromium, tmp_path):
+def test_webpack_dev_server(every_variant_package, expected_output, chromium_browser, tmp_path):
     app = _webpack_app(tmp_path, every_variant_package, "development")
     port = _free_port()
     server = _DevServer([_tool("webpack"), "serve", "--port", str(port), "--host", "127.0.0.1"],
                         app, port, "webpack dev server")
     try:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
     finally:
         server.close()
 
 
-def test_webpack_production_build(every_variant_package, expected_output, chromium, tmp_path):
+def test_webpack_production_build(every_variant_package, expected_output, chromium_browser,
+                                  tmp_path):
     app = _webpack_app(tmp_path, every_variant_package, "production")
     _build([_tool("webpack"), "build"], app, "webpack build")
     shutil.copy(app / "public" / "index.html", app / "dist" / "index.html")
     with StaticServer(app / "dist") as server:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
 
 
-def test_esbuild_bundle(every_variant_package, expected_output, chromium, tmp_path):
+def test_esbuild_bundle(every_variant_package, expected_output, chromium_browser, tmp_path):
     app = _app(tmp_path / "esbuild", every_variant_package)
     _build([_tool("esbuild"), "main.js", "worker.js", "--bundle", "--format=esm",
             "--outdir=dist", "--log-level=warning"], app, "esbuild")
     shutil.copy(app / "index.html", app / "dist" / "index.html")
     _copy_variant_folders(every_variant_package, app / "dist")
     with StaticServer(app / "dist") as server:
-        _check(_run_pages(server.url), expected_output)
+        _check(_run_pages(chromium_browser, server.url), expected_output)
 
 
-def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output, chromium,
-                                          tmp_path):
+def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output,
+                                          chromium_browser, tmp_path):
     # The package's folder served elsewhere (as from a CDN), named by create({ assetBase }).
     app = _app(tmp_path / "rollup", every_variant_package)
     (app / "rollup.config.mjs").write_text(
@@ -289,5 +296,5 @@ def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output
     shutil.copy(app / "index.html", app / "dist" / "index.html")
     shutil.copytree(every_variant_package, app / "dist" / "vendor" / GENERATOR)
     with StaticServer(app / "dist") as server:
-        _check(_run_pages(server.url, query=f"&assetBase=/vendor/{GENERATOR}/"),
-               expected_output)
+        found = _run_pages(chromium_browser, server.url, query=f"&assetBase=/vendor/{GENERATOR}/")
+        _check(found, expected_output)

@@ -25,6 +25,8 @@ CYCLES = 100
 # after a few cycles, and what a process's own noise stays under.
 MORE_THREADS = 4
 MORE_MEGABYTES = 96
+# Chromium's renderer also runs thread pools of its own, whose size drifts by a few.
+MORE_RENDERER_THREADS = 8
 
 _NODE = """import { readFileSync } from 'node:fs';
 const listeners = () => ['uncaughtException', 'unhandledRejection']
@@ -158,6 +160,6 @@ def test_chromium_cycles_leave_workers_and_memory_flat(every_variant_package, ch
         default_threads = page.evaluate("defaultThreads()")
     print("Chromium renderers after N cycles:", got)
     assert about["isolated"] and half["threads"] > 0, got
-    assert last["threads"] <= half["threads"] + MORE_THREADS, got
+    assert last["threads"] <= half["threads"] + MORE_RENDERER_THREADS, got
     assert last["megabytes"] <= half["megabytes"] + MORE_MEGABYTES, got
     assert default_threads == about["cores"]  # navigator.hardwareConcurrency, not a fixed 4
