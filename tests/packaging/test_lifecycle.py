@@ -163,3 +163,31 @@ def test_chromium_cycles_leave_workers_and_memory_flat(every_variant_package, ch
     assert last["threads"] <= half["threads"] + MORE_RENDERER_THREADS, got
     assert last["megabytes"] <= half["megabytes"] + MORE_MEGABYTES, got
     assert default_threads == about["cores"]  # navigator.hardwareConcurrency, not a fixed 4
+
+
+_THREADS = """const { create } = await import(%(index)s);
+const said = async (options) => {
+  try {
+    const p = await create(options);
+    await p.dispose();
+    return `threads ${p.threads}`;
+  } catch (e) {
+    return `${e.name}: ${e.message}`;
+  }
+};
+console.log(JSON.stringify(await Promise.all([{ variant: 'threads', threads: 3 },
+  { variant: 'threads', threads: 0 }, { variant: 'threads', threads: 2.5 },
+  { variant: 'simd', threads: 4 }, { variant: 'simd', threads: 1 }].map(said))));
+"""
+
+
+def test_the_thread_count_is_an_option(every_variant_package, node):
+    index = json.dumps((every_variant_package / "index.js").as_uri())
+    got = json.loads(run_node_source(_THREADS % {"index": index}).stdout)
+    assert got[0] == "threads 3"
+    for bad in got[1:3]:
+        assert bad.startswith("RangeError: brighten_gpu: create: threads must be a whole number "
+                              "from 1 to 1024"), bad
+    assert got[3] == ("RangeError: brighten_gpu: create: threads: 4 needs the threads variant; "
+                      "the simd variant runs on one thread")
+    assert got[4] == "threads 1"
