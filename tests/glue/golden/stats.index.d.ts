@@ -49,6 +49,14 @@ export interface Pipeline {
     description: string } | null;
   /** The variant's Emscripten module (C functions of `--c-source` are `_name` there). */
   readonly module: unknown;
+  /** Threads the pipeline runs on (create({ threads }) on the threads variant, else 1). */
+  readonly threads: number;
+  /** Whether dispose() was called. */
+  readonly disposed: boolean;
+  /** Release the workers, the wasm memory, the GPU buffers and the device create() asked for;
+   * a run already started finishes first, a later one rejects with a PipelineDisposedError.
+   * (`using` / `await using` call it too, where the engine has Symbol.dispose.) */
+  dispose(): Promise<void>;
   run(inputs: Inputs, outputs: OutputShapes): Promise<Outputs>;
 }
 
@@ -60,6 +68,11 @@ export interface CreateOptions {
   gpu?: unknown;
   /** A GPUDevice of your own for GPU variants to run on. */
   device?: unknown;
+  /** Threads for the threads variant (default: one per core); the other variants take 1. */
+  threads?: number;
+  /** The URL of the package's folder to load its .wasm, .wgsl and worker files from (a CDN,
+   * or where an esbuild or Rollup app copied them). */
+  assetBase?: string | URL;
 }
 
 export function create(opts?: CreateOptions): Promise<Pipeline>;
