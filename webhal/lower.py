@@ -173,6 +173,7 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
     first) for `target`; `arguments` orders the entry function's inputs (by default, the
     images and params the definitions read, in order of first use). `requirements` are
     Pipeline.add_requirement's (condition, message pieces), checked first."""
+    _allow_deep_statements(len(functions))
     check_gpu_loops(functions, target)
     images, params = gather_inputs(functions)
     for condition, pieces in requirements:
@@ -184,6 +185,17 @@ def lower(outputs: list[Function], functions: list[Function], target, name: str,
         arguments = [*images.values(), *params.values()]
     s = st.block(*(_requirement(c, p) for c, p in requirements), _run_passes(PASSES, ctx))
     return Module(name, target, s, tuple(arguments), tuple(outputs), images, params)
+
+
+def _allow_deep_statements(n_functions: int) -> None:
+    """Room on Python's stack for the statement of n Funcs. The passes and code generators
+    recurse once per nested statement, and each Func computed at the root nests its realization
+    inside the one before (half a dozen statements deep per Func): a pipeline of 100+ Funcs (a
+    local Laplacian of 8 levels) runs past Python's default limit of 1000 frames. The limit is
+    raised, never lowered, for code generation after lowering too."""
+    needed = 2000 + 200 * n_functions
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
 
 
 def _requirement(condition: ir.Expr, pieces) -> st.Stmt:

@@ -7,6 +7,7 @@ from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, r
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
+from webhal.ir.visitor import walk
 
 Box = list[Interval]
 
@@ -202,6 +203,20 @@ def _offset_form(e: ir.Expr) -> tuple[ir.Expr | None, int]:
 
 def _one(e: ir.Expr) -> ir.Expr:
     return ops.const(1, e.type)
+
+
+def leading_lets(s: st.Stmt) -> tuple[list[tuple[str, ir.Expr]], st.Stmt]:
+    """The LetStmts at the top of s that read no Func or buffer (the regions of the Funcs
+    computed at the root, each naming its consumers'), outermost first, and what they wrap.
+    Boxes of what they wrap refer to them by name; spelled out, a pyramid's regions would double
+    with each level."""
+    lets = []
+    while isinstance(s, st.LetStmt) and not any(
+            isinstance(n, ir.Load) or isinstance(n, ir.Call) and n.call_type in (
+                ir.CallType.HALIDE, ir.CallType.IMAGE) for n in walk(s.value)):
+        lets.append((s.name, s.value))
+        s = s.body
+    return lets, s
 
 
 def boxes_required(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None

@@ -12,7 +12,7 @@ changes, as Halide's do, for at most MAX_PASSES.
 
 from __future__ import annotations
 
-from webhal.analysis.boxes import boxes_provided, boxes_required
+from webhal.analysis.boxes import boxes_provided, boxes_required, leading_lets
 from webhal.errors import BufferError, CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -35,6 +35,7 @@ def infer_regions(outputs, functions, target, regions: dict[str, Region], where,
     from webhal.lower import _up_to_buffer_checks, _value
 
     s, images, params = _up_to_buffer_checks(outputs, functions, target)
+    lets, s = leading_lets(s)  # evaluated in order below, not spelled out in the boxes
     written = boxes_provided(s, {fn.name for fn in outputs})
     read = boxes_required(s, set(images))
     unbound = {n for n, im in images.items() if hasattr(im, "set") and im.get() is None}
@@ -72,6 +73,8 @@ def infer_regions(outputs, functions, target, regions: dict[str, Region], where,
         at = dict(known)
         for name, region in [*outs.items(), *ins.items()]:
             _fields(at, name, region)
+        for name, value in lets:
+            at[name] = _value(value, at)
         new_outs, new_ins = {}, {}
         for fn in outputs:
             region = outs[fn.name]

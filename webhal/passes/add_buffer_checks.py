@@ -7,13 +7,14 @@ later passes can fold them."""
 
 from __future__ import annotations
 
-from webhal.analysis.boxes import boxes_provided, boxes_required
+from webhal.analysis.boxes import boxes_provided, boxes_required, leading_lets
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Int, Type, TypeCode, UInt
+from webhal.ir.visitor import substitute
 from webhal.passes.context import LowerContext
 
 I32 = Int(32)
@@ -121,10 +122,16 @@ def _constraint_checks(constraints: dict[str, ir.Expr]) -> list[st.Stmt]:
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     constraints = _constraints(ctx)
-    for field, value in constraints.items():
-        s = st.LetStmt(field, value, s)
     if ctx.target.has_feature("no_asserts"):
-        return s
+        return _with_lets(constraints.items(), s)
+    # The checks go inside the lets at the top (the regions of Funcs computed at the root, each
+    # naming its consumers'), so that the regions they check are written with those names: the
+    # regions spelled out in full double with each level of a pyramid.
+    # Those lets take the constrained fields' values, as the body does.
+    known = {ops.var(f).name: v for f, v in constraints.items()}
+    lets, s = leading_lets(s)
+    lets = [(n, substitute(v, known)) for n, v in lets] if known else lets
+    s = _with_lets(constraints.items(), s)
     checks: list[st.Stmt] = _constraint_checks(constraints)
     strided = strided_buffers(ctx)
     for name, src in ctx.inputs.items():
@@ -141,4 +148,10 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     for fn in ctx.outputs:
         if fn.name in provided:
             checks += _region_checks(fn.name, provided[fn.name], "Output buffer")
-    return st.block(*checks, s)
+    return _with_lets(lets, st.block(*checks, s))
+
+
+def _with_lets(lets, s: st.Stmt) -> st.Stmt:
+    for name, value in reversed(list(lets)):
+        s = st.LetStmt(name, value, s)
+    return s

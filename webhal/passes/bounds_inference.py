@@ -2,8 +2,12 @@
 computed, as the union of what its consumers read there and what its own updates touch, and
 size each Realize to what is written and read inside it.
 
-Works from the innermost site outwards, so the regions of consumers are already defined (as lets
-inside the consume part) when their producers' regions are derived from them.
+Works from the innermost site outwards, so the regions of consumers are already defined when
+their producers' regions are derived from them. The region lets of Funcs computed at one site are
+gathered at the top of that site, consumers' outside producers', and a producer's region refers
+to its consumers' regions by name (f.x.min = g.x.min / 2) instead of spelling out their values:
+a pyramid of N levels, each level's region twice its consumer's expression if written out, so
+stays linear in N. Each Realize is sized from inside those lets, by name as well.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from webhal.analysis.boxes import Box, boxes_required, boxes_touched
 from webhal.analysis.intervals import Interval
 from webhal.errors import CompileError
+from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.function import Function
@@ -18,33 +23,57 @@ from webhal.ir.printer import short_string
 from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
 from webhal.passes.schedule_functions import region_max, region_min
+from webhal.passes.simplify import simplify_expr
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
+    regions: set[str] = set()  # the names of the region lets made so far
+
     def go(n):
         if not isinstance(n, st.Stmt):
             return n
         n = rebuild(n, go)
         if isinstance(n, st.Block):
-            return _define_regions(n, ctx)
+            return _define_regions(n, ctx, regions)
         if isinstance(n, st.Realize):
-            return _size_realization(n, ctx)
+            lets, body = _peel(n.body, regions)
+            return _wrap(lets, _size_realization(n, lets, body, ctx))
         return n
     return go(s)
 
 
-def _define_regions(b: st.Block, ctx: LowerContext) -> st.Stmt:
+def _peel(s: st.Stmt, regions: set[str]) -> tuple[list[tuple[str, ir.Expr]], st.Stmt]:
+    """The region lets at the top of s (outermost first), and what they wrap."""
+    lets = []
+    while isinstance(s, st.LetStmt) and s.name in regions:
+        lets.append((s.name, s.value))
+        s = s.body
+    return lets, s
+
+
+def _wrap(lets: list[tuple[str, ir.Expr]], s: st.Stmt) -> st.Stmt:
+    for name, value in reversed(lets):
+        s = st.LetStmt(name, value, s)
+    return s
+
+
+def _define_regions(b: st.Block, ctx: LowerContext, regions: set[str]) -> st.Stmt:
     stmts = list(b.stmts)
     for i in range(len(stmts) - 1):
         p, c = stmts[i], stmts[i + 1]
         if isinstance(p, st.ProducerConsumer) and p.is_producer and \
                 isinstance(c, st.ProducerConsumer) and not c.is_producer and p.name == c.name:
             fn = ctx.function(p.name)
+            # the regions of consumers computed at this site move up here, above this one's,
+            # which names them
+            hoisted, consume = _peel(c.body, regions)
+            c = st.ProducerConsumer(c.name, c.is_producer, consume)
             region = _region(fn, p.body, c.body, ctx)
-            pair: st.Stmt = st.block(p, c)
-            for arg, iv in reversed(list(zip(fn.pure_args, region))):
-                pair = st.LetStmt(region_min(fn, arg), iv.min,
-                                  st.LetStmt(region_max(fn, arg), iv.max, pair))
+            own = []
+            for arg, iv in zip(fn.pure_args, region):
+                own += [(region_min(fn, arg), iv.min), (region_max(fn, arg), iv.max)]
+            regions.update(name for name, _ in own)
+            pair = _wrap(hoisted + own, st.block(p, c))
             return st.block(*stmts[:i], pair, *stmts[i + 2:])
     return b
 
@@ -105,9 +134,18 @@ def _explicit_bounds(fn: Function, region: Box) -> Box:
     return region
 
 
-def _size_realization(r: st.Realize, ctx: LowerContext) -> st.Stmt:
+def _size_realization(r: st.Realize, lets: list[tuple[str, ir.Expr]], body: st.Stmt,
+                      ctx: LowerContext) -> st.Stmt:
+    """r around body (its own body less the region `lets` above it), sized to what body reads
+    and writes of it."""
     fn = ctx.function(r.name)
-    box = boxes_touched(r.body, {r.name}).get(r.name)
+    # its own region by value, so that what its producer writes and its consumers read, written
+    # alike, merge; where the union is that region, it is named again
+    own = {n: v for n, v in lets if n.startswith(f"{fn.name}.") and
+           n in {f(fn, a) for a in fn.pure_args for f in (region_min, region_max)}}
+    scope = {n: Interval.point(v) for n, v in own.items()}
+    names = {v: ops.var(n) for n, v in own.items()}
+    box = boxes_touched(body, {r.name}, scope).get(r.name)
     if box is None:
         box = [Interval(ops.const(0), ops.const(0)) for _ in fn.pure_args]
     bounds = []
@@ -118,5 +156,11 @@ def _size_realization(r: st.Realize, ctx: LowerContext) -> st.Stmt:
             raise CompileError(f"cannot size the storage of Func {fn.name} in dimension {i} "
                                f"({fn.pure_args[i]}): its accesses are unbounded ({lo} .. {hi})",
                                fn.definitions[0].where)
-        bounds.append((iv.min, ops.add(ops.sub(iv.max, iv.min), ops.const(1))))
-    return st.Realize(r.name, r.type, tuple(bounds), r.body, r.memory_type)
+        # the extent from the values, where they make it a constant (a tile's Func computed
+        # inside its consumer's loop: constant-sized storage); else by name
+        extent = simplify_expr(ops.add(ops.sub(iv.max, iv.min), ops.const(1)))
+        lo, hi = names.get(iv.min, iv.min), names.get(iv.max, iv.max)
+        if ops.as_const(extent) is None:
+            extent = ops.add(ops.sub(hi, lo), ops.const(1))
+        bounds.append((lo, extent))
+    return st.Realize(r.name, r.type, tuple(bounds), body, r.memory_type)

@@ -7,7 +7,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.types import Bool
-from webhal.ir.visitor import rebuild, substitute, walk
+from webhal.ir.visitor import children, rebuild, substitute, walk
 from webhal.passes.context import LowerContext
 
 _FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Div: ops.div, ir.Mod: ops.mod,
@@ -23,8 +23,27 @@ def _trivial(e: ir.Expr) -> bool:
         isinstance(e, ir.Variable)
 
 
+_USED: dict[int, tuple[object, frozenset]] = {}  # node id -> (node, names it uses)
+
+
+def _used(n) -> frozenset:
+    """The Variable names under n, memoized by node: nested lets ask again of the same
+    subtrees, which a fresh walk for each let would visit once per let around them."""
+    hit = _USED.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    if isinstance(n, ir.Variable):
+        names = frozenset((n.name,))
+    else:
+        names = frozenset().union(*(_used(c) for c in children(n)))
+    if len(_USED) > 500_000:
+        _USED.clear()
+    _USED[id(n)] = (n, names)
+    return names
+
+
 def _uses(s, name: str) -> bool:
-    return any(isinstance(n, ir.Variable) and n.name == name for n in walk(s))
+    return name in _used(s)
 
 
 def simplify_expr(e: ir.Expr) -> ir.Expr:
@@ -64,28 +83,37 @@ def simplify_expr(e: ir.Expr) -> ir.Expr:
     return e
 
 
-def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt:
-    """s simplified; `lets` are the values of the LetStmts around it."""
+def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None,
+                  subs: dict[str, ir.Expr] | None = None) -> st.Stmt:
+    """s simplified; `lets` are the values of the LetStmts around it, `subs` the constants and
+    variables that the trivial ones among them stand for (substituted as s is simplified: once
+    per statement, not once per let over everything the let wraps)."""
     lets = {} if lets is None else lets
+    subs = {} if subs is None else subs
+
+    def expr(e: ir.Expr) -> ir.Expr:
+        return simplify_expr(substitute(e, subs) if subs else e)
+
     if isinstance(s, st.LetStmt):
-        value = simplify_expr(s.value)
+        value = expr(s.value)
         if _trivial(value):
-            return simplify_stmt(substitute(s.body, {s.name: value}), lets)
-        body = simplify_stmt(s.body, {**lets, s.name: value})
+            return simplify_stmt(s.body, lets, {**subs, s.name: value})
+        inner = {k: v for k, v in subs.items() if k != s.name} if s.name in subs else subs
+        body = simplify_stmt(s.body, {**lets, s.name: value}, inner)
         if not _uses(body, s.name):
             return body
         return st.LetStmt(s.name, value, body)
     if isinstance(s, st.IfThenElse):  # inside, what the condition says of variables holds
-        condition = simplify_expr(s.condition)
+        condition = expr(s.condition)
         facts = _facts(condition)
         # The facts join the lets too: a loop extent inside may name a let from outside the
         # branch whose value holds a pinned variable (c.max = min.2 + extent.2 - 1).
-        then_case = simplify_stmt(substitute(s.then_case, facts), {**lets, **facts})
+        then_case = simplify_stmt(s.then_case, {**lets, **facts}, {**subs, **facts})
         s = st.IfThenElse(condition, then_case,
-                          None if s.else_case is None else simplify_stmt(s.else_case, lets))
+                          None if s.else_case is None else simplify_stmt(s.else_case, lets, subs))
     else:
-        s = rebuild(s, lambda n: simplify_expr(n) if isinstance(n, ir.Expr) else
-                    simplify_stmt(n, lets))
+        s = rebuild(s, lambda n: expr(n) if isinstance(n, ir.Expr) else
+                    simplify_stmt(n, lets, subs))
     match s:
         case st.IfThenElse():
             c = ops.as_const(s.condition)
@@ -108,13 +136,21 @@ def simplify_stmt(s: st.Stmt, lets: dict[str, ir.Expr] | None = None) -> st.Stmt
     return s
 
 
+_MAX_EXTENT_NODES = 256
+
+
 def _constant_extent(loop: st.For, lets: dict[str, ir.Expr]) -> st.For:
     """The loop with a constant extent where the lets around it make one: a Func's extent
     `f.x.max - f.x.min + 1` is 8 when f.x.max is f.x.min's value plus 7 (a wrapper or a tile
     computed at a tile of its consumer), which vectorize and unroll need to see."""
     e = loop.extent
     for _ in range(8):  # lets whose values name earlier lets
-        names = {n.name for n in walk(e) if isinstance(n, ir.Variable)} & lets.keys()
+        nodes = list(walk(e))
+        # Names that cancel do so within a few small levels; a pyramid's regions, each naming
+        # its consumer's twice, would double the expression with every level substituted.
+        if len(nodes) > _MAX_EXTENT_NODES:
+            break
+        names = {n.name for n in nodes if isinstance(n, ir.Variable)} & lets.keys()
         if not names:
             break
         e = simplify_expr(substitute(e, {n: lets[n] for n in names}))

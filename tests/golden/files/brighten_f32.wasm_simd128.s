@@ -11,7 +11,7 @@
 	.type	brighten_f32,@function
 brighten_f32:
 	.functype	brighten_f32 (i32, f32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, i32, i32, v128, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, v128, i32, i32, i32, i32, i32, i32, i32, v128, v128
 	block   	
 	local.get	0
 	br_if   	0
@@ -95,17 +95,17 @@ brighten_f32:
 	i32.const	32
 	i32.add 
 	i32.load	0
-	local.tee	3
+	local.tee	6
 	i32.const	8
 	i32.add 
 	i32.load	0
-	local.tee	6
+	local.tee	3
 	i32.const	1
 	i32.eq  
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.2
-	local.get	6
+	local.get	3
 	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
@@ -138,13 +138,13 @@ brighten_f32:
 	i32.const	8
 	i32.add 
 	i32.load	0
-	local.tee	6
+	local.tee	3
 	i32.const	1
 	i32.eq  
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.4
-	local.get	6
+	local.get	3
 	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
@@ -156,38 +156,38 @@ brighten_f32:
 	i32.const	24
 	i32.add 
 	i32.load	0
-	local.tee	6
+	local.tee	3
 	i32.const	73730
 	i32.eq  
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.1
-	local.get	6
+	local.get	3
 	i32.const	73730
 	call	halide_error_bad_type
 	return
 .LBB0_20:
 	end_block
-	local.get	3
+	local.get	6
 	i32.load	0
 	local.set	7
-	local.get	3
+	local.get	6
 	i32.const	24
 	i32.add 
 	i32.load	0
 	local.set	8
-	local.get	3
+	local.get	6
 	i32.const	20
 	i32.add 
 	i32.load	0
 	local.set	9
-	local.get	3
+	local.get	6
 	i32.const	16
 	i32.add 
 	i32.load	0
 	local.set	10
 	local.get	0
-	i32.const	24
+	i32.const	16
 	i32.add 
 	i32.load	0
 	local.set	11
@@ -197,79 +197,99 @@ brighten_f32:
 	i32.load	0
 	local.set	12
 	local.get	0
-	i32.const	16
+	i32.const	24
 	i32.add 
 	i32.load	0
 	local.set	13
 	block   	
 	local.get	0
 	i32.load	0
-	local.tee	6
+	local.tee	14
+	local.get	14
 	local.get	0
 	i32.const	4
 	i32.add 
 	i32.load	0
-	local.tee	14
 	i32.add 
 	i32.const	-1
 	i32.add 
-	local.tee	0
+	local.tee	15
 	local.get	14
+	i32.sub 
+	local.tee	0
+	i32.const	4
+	i32.add 
+	local.tee	16
+	i32.const	-4
+	i32.and 
 	i32.const	-4
 	i32.add 
-	local.tee	14
+	local.tee	17
+	local.get	0
+	i32.const	-3
+	i32.add 
+	local.tee	3
+	local.get	17
+	local.get	3
+	i32.lt_s
+	i32.select
+	i32.add 
+	i32.const	3
+	i32.add 
+	local.tee	0
+	local.get	3
 	i32.const	31
 	i32.shr_s
-	local.get	14
+	local.get	3
 	i32.and 
-	local.get	6
+	local.get	14
 	i32.add 
-	local.tee	14
+	local.tee	17
 	i32.lt_s
-	local.tee	15
+	local.tee	18
 	br_if   	0
+	local.get	17
+	local.get	7
+	i32.ge_s
 	local.get	0
 	local.get	7
-	local.get	3
+	local.get	6
 	i32.const	4
 	i32.add 
 	i32.load	0
 	i32.add 
 	i32.const	-1
 	i32.add 
-	local.tee	3
+	local.tee	6
 	i32.le_s
-	local.get	14
-	local.get	7
-	i32.ge_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	0
-	local.get	14
+	local.get	17
 	local.get	0
 	local.get	7
-	local.get	3
+	local.get	6
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_23:
 	end_block
 	block   	
 	local.get	12
-	local.get	13
+	local.get	11
 	i32.add 
-	local.tee	16
+	local.tee	19
 	i32.const	-1
 	i32.add 
-	local.tee	3
-	local.get	13
+	local.tee	6
+	local.get	11
 	i32.lt_s
 	br_if   	0
-	local.get	13
+	local.get	11
 	local.get	10
 	i32.lt_s
-	local.get	3
+	local.get	6
 	local.get	10
 	local.get	9
 	i32.add 
@@ -283,8 +303,8 @@ brighten_f32:
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	1
-	local.get	13
-	local.get	3
+	local.get	11
+	local.get	6
 	local.get	10
 	local.get	12
 	call	halide_error_access_out_of_bounds
@@ -292,72 +312,67 @@ brighten_f32:
 .LBB0_26:
 	end_block
 	block   	
-	local.get	15
+	local.get	18
 	br_if   	0
+	local.get	17
 	local.get	14
-	local.get	6
 	i32.ge_s
+	local.get	0
+	local.get	15
+	i32.le_s
+	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.6
 	i32.const	0
+	local.get	17
+	local.get	0
 	local.get	14
-	local.get	0
-	local.get	6
-	local.get	0
+	local.get	15
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_29:
 	end_block
 	block   	
-	local.get	13
-	local.get	16
+	local.get	11
+	local.get	19
 	i32.ge_s
 	br_if   	0
-	local.get	6
+	local.get	14
 	local.get	7
 	i32.sub 
 	local.set	17
 	local.get	1
 	f32x4.splat
-	local.set	18
+	local.set	20
 	block   	
-	local.get	0
-	local.get	6
-	i32.sub 
-	local.tee	3
-	i32.const	4
-	i32.add 
-	local.tee	14
+	local.get	16
 	i32.const	2
 	i32.shr_s
 	local.tee	0
 	local.get	0
 	local.get	3
-	i32.const	-3
-	i32.add 
-	local.tee	3
 	i32.const	2
 	i32.shr_s
 	i32.const	1
 	i32.add 
-	local.tee	12
+	local.tee	6
 	local.get	0
-	local.get	12
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	12
+	local.tee	6
 	local.get	0
-	local.get	14
+	local.get	0
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	19
-	local.get	12
-	local.get	19
+	local.tee	9
+	local.get	6
+	local.get	9
 	i32.gt_s
 	i32.select
-	local.tee	20
+	local.tee	21
 	i32.le_s
 	br_if   	0
 	local.get	4
@@ -365,26 +380,26 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	17
+	local.set	16
 	block   	
-	local.get	12
+	local.get	6
 	i32.const	0
 	i32.gt_s
 	br_if   	0
-	local.get	20
+	local.get	21
 	i32.const	2
 	i32.shl 
-	local.set	9
+	local.set	18
 	local.get	0
-	local.get	20
+	local.get	21
 	i32.sub 
-	local.set	21
-	local.get	13
 	local.set	15
+	local.get	11
+	local.set	12
 .LBB0_33:
 	loop    	
-	local.get	17
-	local.get	15
+	local.get	16
+	local.get	12
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -392,24 +407,24 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	14
+	local.set	7
 	local.get	5
-	local.get	15
-	local.get	13
-	i32.sub 
+	local.get	12
 	local.get	11
+	i32.sub 
+	local.get	13
 	i32.mul 
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	12
-	local.get	9
+	local.set	17
+	local.get	18
 	local.set	0
-	local.get	21
+	local.get	15
 	local.set	6
 .LBB0_34:
 	loop    	
-	local.get	12
+	local.get	17
 	local.get	0
 	local.get	3
 	local.get	0
@@ -418,11 +433,11 @@ brighten_f32:
 	i32.select
 	i32.const	2
 	i32.shl 
-	local.tee	7
+	local.tee	14
 	i32.add 
-	local.get	18
-	local.get	14
+	local.get	20
 	local.get	7
+	local.get	14
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
@@ -444,11 +459,11 @@ brighten_f32:
 	local.tee	6
 	br_if   	0
 	end_loop
-	local.get	15
+	local.get	12
 	i32.const	1
 	i32.add 
-	local.tee	15
-	local.get	16
+	local.tee	12
+	local.get	19
 	i32.ne  
 	br_if   	0
 	br      	3
@@ -457,13 +472,13 @@ brighten_f32:
 	end_block
 	local.get	4
 	local.get	8
-	local.get	13
+	local.get	11
 	local.get	10
 	i32.sub 
 	i32.mul 
 	i32.const	2
 	i32.shl 
-	local.get	6
+	local.get	14
 	i32.const	2
 	i32.shl 
 	i32.add 
@@ -472,50 +487,50 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	9
-	local.get	20
+	local.set	18
+	local.get	21
 	i32.const	2
 	i32.shl 
 	local.set	4
 	local.get	0
-	local.get	20
+	local.get	21
 	i32.sub 
 	local.set	23
 	local.get	8
 	i32.const	2
 	i32.shl 
 	local.set	24
-	local.get	11
+	local.get	13
 	i32.const	2
 	i32.shl 
 	local.set	25
-	local.get	20
-	local.get	19
+	local.get	21
+	local.get	9
 	i32.sub 
 	i32.const	1
 	i32.and 
 	local.set	26
-	local.get	12
-	local.get	19
+	local.get	6
+	local.get	9
 	i32.const	1
 	i32.add 
 	local.tee	27
 	i32.eq  
 	local.set	28
-	local.get	19
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.const	2
 	i32.shl 
 	local.set	29
 	local.get	5
-	local.set	21
-	local.get	13
 	local.set	15
+	local.get	11
+	local.set	12
 .LBB0_37:
 	loop    	
-	local.get	17
-	local.get	15
+	local.get	16
+	local.get	12
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -523,28 +538,28 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	14
+	local.set	7
 	local.get	5
-	local.get	15
-	local.get	13
-	i32.sub 
+	local.get	12
 	local.get	11
+	i32.sub 
+	local.get	13
 	i32.mul 
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	12
-	local.get	19
+	local.set	17
+	local.get	9
 	local.set	0
 	block   	
 	local.get	26
 	i32.eqz
 	br_if   	0
-	local.get	12
+	local.get	17
 	local.get	29
 	i32.add 
-	local.get	18
-	local.get	14
+	local.get	20
+	local.get	7
 	local.get	29
 	i32.add 
 	v128.load	0:p2align=2
@@ -564,25 +579,25 @@ brighten_f32:
 	block   	
 	local.get	28
 	br_if   	0
-	local.get	20
+	local.get	21
 	local.get	0
 	i32.sub 
-	local.set	7
-	local.get	9
+	local.set	14
+	local.get	18
 	local.get	0
 	i32.const	4
 	i32.shl 
 	local.tee	6
 	i32.add 
 	local.set	0
-	local.get	21
+	local.get	15
 	local.get	6
 	i32.add 
 	local.set	6
 .LBB0_41:
 	loop    	
 	local.get	6
-	local.get	18
+	local.get	20
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
@@ -599,7 +614,7 @@ brighten_f32:
 	local.get	6
 	i32.const	16
 	i32.add 
-	local.get	18
+	local.get	20
 	local.get	0
 	i32.const	16
 	i32.add 
@@ -621,10 +636,10 @@ brighten_f32:
 	i32.const	32
 	i32.add 
 	local.set	6
-	local.get	7
+	local.get	14
 	i32.const	-2
 	i32.add 
-	local.tee	7
+	local.tee	14
 	br_if   	0
 .LBB0_42:
 	end_loop
@@ -635,7 +650,7 @@ brighten_f32:
 	local.set	6
 .LBB0_43:
 	loop    	
-	local.get	12
+	local.get	17
 	local.get	0
 	local.get	3
 	local.get	0
@@ -644,11 +659,11 @@ brighten_f32:
 	i32.select
 	i32.const	2
 	i32.shl 
-	local.tee	7
+	local.tee	14
 	i32.add 
-	local.get	18
-	local.get	14
+	local.get	20
 	local.get	7
+	local.get	14
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
@@ -670,38 +685,38 @@ brighten_f32:
 	local.tee	6
 	br_if   	0
 	end_loop
-	local.get	9
+	local.get	18
 	local.get	24
 	i32.add 
-	local.set	9
-	local.get	21
+	local.set	18
+	local.get	15
 	local.get	25
 	i32.add 
-	local.set	21
-	local.get	15
+	local.set	15
+	local.get	12
 	i32.const	1
 	i32.add 
-	local.tee	15
-	local.get	16
+	local.tee	12
+	local.get	19
 	i32.ne  
 	br_if   	0
 	br      	2
 .LBB0_45:
 	end_loop
 	end_block
-	local.get	12
+	local.get	6
 	i32.const	1
 	i32.lt_s
 	br_if   	0
 	local.get	4
 	local.get	8
-	local.get	13
+	local.get	11
 	local.get	10
 	i32.sub 
 	i32.mul 
 	i32.const	2
 	i32.shl 
-	local.get	6
+	local.get	14
 	i32.const	2
 	i32.shl 
 	i32.add 
@@ -710,66 +725,66 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	14
+	local.set	7
 	local.get	8
 	i32.const	2
 	i32.shl 
-	local.set	15
-	local.get	11
+	local.set	12
+	local.get	13
 	i32.const	2
 	i32.shl 
-	local.set	9
-	local.get	20
-	local.get	19
+	local.set	18
+	local.get	21
+	local.get	9
 	i32.sub 
 	i32.const	1
 	i32.and 
-	local.set	21
+	local.set	15
 	local.get	4
 	local.get	17
 	i32.const	2
 	i32.shl 
 	i32.add 
 	local.set	23
-	local.get	12
-	local.get	19
+	local.get	6
+	local.get	9
 	i32.const	1
 	i32.add 
 	local.tee	24
 	i32.eq  
-	local.set	17
-	local.get	19
+	local.set	16
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.const	2
 	i32.shl 
 	local.set	4
 	local.get	5
-	local.set	12
-	local.get	13
-	local.set	7
+	local.set	17
+	local.get	11
+	local.set	14
 .LBB0_47:
 	loop    	
-	local.get	19
+	local.get	9
 	local.set	0
 	block   	
-	local.get	21
+	local.get	15
 	i32.eqz
 	br_if   	0
 	local.get	5
-	local.get	7
-	local.get	13
-	i32.sub 
+	local.get	14
 	local.get	11
+	i32.sub 
+	local.get	13
 	i32.mul 
 	i32.const	2
 	i32.shl 
 	i32.add 
 	local.get	4
 	i32.add 
-	local.get	18
+	local.get	20
 	local.get	23
-	local.get	7
+	local.get	14
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -794,27 +809,27 @@ brighten_f32:
 .LBB0_49:
 	end_block
 	block   	
-	local.get	17
+	local.get	16
 	br_if   	0
-	local.get	20
+	local.get	21
 	local.get	0
 	i32.sub 
 	local.set	6
-	local.get	14
+	local.get	7
 	local.get	0
 	i32.const	4
 	i32.shl 
 	local.tee	3
 	i32.add 
 	local.set	0
-	local.get	12
+	local.get	17
 	local.get	3
 	i32.add 
 	local.set	3
 .LBB0_51:
 	loop    	
 	local.get	3
-	local.get	18
+	local.get	20
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
@@ -831,7 +846,7 @@ brighten_f32:
 	local.get	3
 	i32.const	16
 	i32.add 
-	local.get	18
+	local.get	20
 	local.get	0
 	i32.const	16
 	i32.add 
@@ -861,19 +876,19 @@ brighten_f32:
 .LBB0_52:
 	end_loop
 	end_block
-	local.get	14
-	local.get	15
-	i32.add 
-	local.set	14
-	local.get	12
-	local.get	9
-	i32.add 
-	local.set	12
 	local.get	7
+	local.get	12
+	i32.add 
+	local.set	7
+	local.get	17
+	local.get	18
+	i32.add 
+	local.set	17
+	local.get	14
 	i32.const	1
 	i32.add 
-	local.tee	7
-	local.get	16
+	local.tee	14
+	local.get	19
 	i32.ne  
 	br_if   	0
 .LBB0_53:

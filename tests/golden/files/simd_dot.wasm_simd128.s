@@ -11,7 +11,7 @@
 	.type	dot,@function
 dot:
 	.functype	dot (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
 	block   	
 	local.get	0
 	br_if   	0
@@ -259,27 +259,47 @@ dot:
 	local.set	10
 	block   	
 	local.get	1
+	i32.load	0
+	local.tee	11
+	local.get	1
 	i32.const	4
 	i32.add 
 	i32.load	0
-	local.tee	0
-	local.get	1
-	i32.load	0
-	local.tee	11
+	i32.add 
+	i32.const	-1
 	i32.add 
 	local.tee	12
-	i32.const	1
-	i32.shl 
-	i32.const	-1
+	local.get	11
+	i32.sub 
+	local.tee	0
+	i32.const	4
+	i32.add 
+	local.tee	13
+	i32.const	-4
+	i32.and 
+	i32.const	-4
 	i32.add 
 	local.tee	1
 	local.get	0
-	i32.const	-4
+	i32.const	-3
 	i32.add 
-	local.tee	0
+	local.tee	14
+	local.get	1
+	local.get	14
+	i32.lt_s
+	i32.select
+	local.get	11
+	i32.add 
+	local.tee	15
+	i32.const	1
+	i32.shl 
+	i32.const	7
+	i32.add 
+	local.tee	1
+	local.get	14
 	i32.const	31
 	i32.shr_s
-	local.get	0
+	local.get	14
 	i32.and 
 	local.get	11
 	i32.add 
@@ -288,8 +308,11 @@ dot:
 	i32.shl 
 	local.tee	7
 	i32.lt_s
-	local.tee	13
+	local.tee	16
 	br_if   	0
+	local.get	7
+	local.get	8
+	i32.ge_s
 	local.get	1
 	local.get	8
 	local.get	3
@@ -301,9 +324,6 @@ dot:
 	i32.add 
 	local.tee	3
 	i32.le_s
-	local.get	7
-	local.get	8
-	i32.ge_s
 	i32.and 
 	br_if   	0
 	i32.const	0
@@ -318,8 +338,11 @@ dot:
 .LBB0_33:
 	end_block
 	block   	
-	local.get	13
+	local.get	16
 	br_if   	0
+	local.get	7
+	local.get	9
+	i32.ge_s
 	local.get	1
 	local.get	9
 	local.get	10
@@ -328,9 +351,6 @@ dot:
 	i32.add 
 	local.tee	3
 	i32.le_s
-	local.get	7
-	local.get	9
-	i32.ge_s
 	i32.and 
 	br_if   	0
 	i32.const	0
@@ -345,8 +365,8 @@ dot:
 .LBB0_36:
 	end_block
 	block   	
-	local.get	12
-	i32.const	-1
+	local.get	15
+	i32.const	3
 	i32.add 
 	local.tee	1
 	local.get	0
@@ -354,7 +374,12 @@ dot:
 	br_if   	0
 	local.get	0
 	local.get	11
-	i32.ge_s
+	i32.lt_s
+	local.get	1
+	local.get	12
+	i32.gt_s
+	i32.or  
+	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.9
@@ -362,46 +387,37 @@ dot:
 	local.get	0
 	local.get	1
 	local.get	11
-	local.get	1
+	local.get	12
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_39:
 	end_block
-	local.get	1
-	local.get	11
-	i32.sub 
-	local.tee	0
-	i32.const	4
-	i32.add 
-	local.tee	1
+	local.get	13
 	i32.const	2
 	i32.shr_s
-	local.tee	12
-	local.get	0
-	i32.const	-3
-	i32.add 
-	local.tee	13
+	local.tee	16
+	local.get	14
 	i32.const	2
 	i32.shr_s
 	i32.const	1
 	i32.add 
 	local.tee	0
-	local.get	12
+	local.get	16
 	local.get	0
 	i32.lt_s
 	i32.select
 	local.tee	0
-	local.get	1
+	local.get	16
 	i32.const	31
 	i32.shr_s
-	local.get	12
+	local.get	16
 	i32.and 
 	local.tee	3
 	local.get	0
 	local.get	3
 	i32.gt_s
 	i32.select
-	local.set	10
+	local.set	15
 	block   	
 	local.get	0
 	i32.const	1
@@ -430,7 +446,7 @@ dot:
 	i32.shl 
 	i32.add 
 	local.set	1
-	local.get	10
+	local.get	15
 	local.get	3
 	i32.sub 
 	local.set	7
@@ -470,15 +486,15 @@ dot:
 	end_loop
 	end_block
 	block   	
-	local.get	12
-	local.get	10
+	local.get	16
+	local.get	15
 	i32.le_s
 	br_if   	0
-	local.get	12
-	local.get	10
+	local.get	16
+	local.get	15
 	i32.sub 
 	local.set	1
-	local.get	10
+	local.get	15
 	i32.const	2
 	i32.shl 
 	local.set	0
@@ -486,9 +502,9 @@ dot:
 	loop    	
 	local.get	6
 	local.get	0
-	local.get	13
+	local.get	14
 	local.get	0
-	local.get	13
+	local.get	14
 	i32.lt_s
 	i32.select
 	local.tee	3
