@@ -181,6 +181,7 @@ console.log(JSON.stringify(await Promise.all([{ variant: 'threads', threads: 3 }
 """
 
 
+@pytest.mark.slow  # (the shared package takes a minute to build)
 def test_the_thread_count_is_an_option(every_variant_package, node):
     index = json.dumps((every_variant_package / "index.js").as_uri())
     got = json.loads(run_node_source(_THREADS % {"index": index}).stdout)
