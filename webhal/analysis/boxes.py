@@ -7,7 +7,7 @@ from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, r
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
-from webhal.ir.visitor import walk
+from webhal.ir.visitor import children, walk
 
 Box = list[Interval]
 
@@ -53,6 +53,8 @@ class _Collector:
             self.expr(c, scope, cons)
 
     def stmt(self, s: st.Stmt, scope: Scope, cons: Constraints) -> None:
+        if self.names is not None and self.names.isdisjoint(_mentioned(s)):
+            return  # nothing wanted is read or written in s
         match s:
             case st.For():
                 self.expr(s.min, scope, cons)
@@ -103,6 +105,31 @@ class _Collector:
                 self.expr(s.index, scope, cons)
             case _:
                 raise TypeError(f"boxes: unexpected statement {type(s).__name__}")
+
+
+_MENTIONED: dict[int, tuple[st.Stmt, frozenset]] = {}
+
+
+def _mentioned(s: st.Stmt) -> frozenset:
+    """The Funcs and buffers that s reads or writes, memoized per statement: a Func computed at
+    the root has everything after it as its consume part, and the region of each is found there,
+    so a walk of each consume part in full would take time quadratic in the Funcs."""
+    hit = _MENTIONED.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    names = set()
+    for c in children(s):
+        if isinstance(c, st.Stmt):
+            names |= _mentioned(c)
+        else:
+            names.update(n.name for n in walk(c) if isinstance(n, ir.Call | ir.Load))
+    if isinstance(s, st.Provide | st.Store):
+        names.add(s.name)
+    if len(_MENTIONED) > 200_000:
+        _MENTIONED.clear()
+    found = frozenset(names)
+    _MENTIONED[id(s)] = (s, found)
+    return found
 
 
 def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
