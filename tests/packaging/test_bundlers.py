@@ -298,3 +298,21 @@ def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output
     with StaticServer(app / "dist") as server:
         found = _run_pages(chromium_browser, server.url, query=f"&assetBase=/vendor/{GENERATOR}/")
         _check(found, expected_output)
+
+
+def test_assets_from_another_origin(every_variant_package, expected_output, chromium_browser,
+                                    tmp_path):
+    # As from a CDN: the app's esbuild bundle on one origin, the package's files on another
+    # that allows it (CORS, CORP), named by create({ assetBase }); the pthreads' module workers
+    # come through same-origin blob: URLs that import them.
+    app = _app(tmp_path / "cdn", every_variant_package)
+    _build([_tool("esbuild"), "main.js", "worker.js", "--bundle", "--format=esm",
+            "--outdir=dist", "--log-level=warning"], app, "esbuild")
+    shutil.copy(app / "index.html", app / "dist" / "index.html")
+    cdn_headers = {**ISOLATION_HEADERS, "Cross-Origin-Resource-Policy": "cross-origin",
+                   "Access-Control-Allow-Origin": "*"}
+    with StaticServer(app / "dist") as server, \
+            StaticServer(every_variant_package, headers=cdn_headers) as cdn:
+        assert server.url != cdn.url
+        found = _run_pages(chromium_browser, server.url, query=f"&assetBase={cdn.url}/")
+        _check(found, expected_output)
