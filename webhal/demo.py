@@ -1,8 +1,9 @@
 """`webhal demo [NAME ...] [--serve]`, the main job: print what this machine can build and run,
 build each demo of demos/ into a web page (dist/demos/NAME/: its npm package with every
-variant, the page, the photo), run every page in headless Chromium on every variant, check each
-output against the reference evaluator, save a screenshot, write the gallery
-(dist/demos/index.html) and print a table; `--serve` serves the pages instead."""
+variant, the page, the photo), run every page in headless Chromium and headless Firefox on
+every variant, check each output against the reference evaluator, save a screenshot, write
+the gallery (dist/demos/index.html) and print a table with both browsers' times; `--serve`
+serves the pages instead."""
 
 from __future__ import annotations
 
@@ -95,40 +96,92 @@ def run(args: argparse.Namespace, console=None) -> int:
     if getattr(args, "serve", False):
         demo_page.write_gallery(out_root, demos, {})
         return _serve(out_root, getattr(args, "port", 8000), console)
-    checks = {}
+    checks, firefox = {}, {}
     from webhal.runners.browser import shared_runner
 
+    # Each demo in Chromium, then at once in Firefox, so that both see the same load.
+    in_firefox = _firefox_runner(failed, console) if pages else None
     with console.status("webhal demo") as status:
         for demo in demos:
             if demo.name not in pages:
                 continue
-            status.update(f"webhal demo: {demo.name} in headless Chromium, every variant")
-            try:
-                checks[demo.name] = demo_page.check(demo, pages[demo.name], out_root,
-                                                    shared_runner())
-            except HalideError as e:
-                failed.append(demo.name)
-                console.print(f"[red]{demo.name} failed in Chromium:[/red] {e}",
-                              highlight=False)
-    gallery = demo_page.write_gallery(out_root, demos, checks)
-    console.print(_summary(checks.values()))
-    for done in checks.values():
-        for v in done.variants:
-            if not v.ok:
-                console.print(f"[red]{done.demo.name} {v.variant}:[/red] {v.message}",
-                              highlight=False, soft_wrap=True)
+            for browser, runner, done_in, shot in (
+                    ("Chromium", shared_runner, checks, "screenshot.png"),
+                    ("Firefox", in_firefox, firefox, "screenshot-firefox.png")):
+                if runner is None:
+                    continue
+                status.update(f"webhal demo: {demo.name} in headless {browser}, every variant")
+                try:
+                    done_in[demo.name] = demo_page.check(demo, pages[demo.name], out_root,
+                                                         runner(), screenshot_name=shot)
+                except HalideError as e:
+                    failed.append(demo.name)
+                    console.print(f"[red]{demo.name} failed in {browser}:[/red] {e}",
+                                  highlight=False)
+    browsers = []
+    if firefox:
+        from webhal.toolchain.hosts import find_firefox
+
+        browsers.append(f"Firefox {_version(find_firefox())} (WebGPU: "
+                        f"{_webgpu_adapter(firefox)})")
+    if checks:
+        from webhal.toolchain import find_chromium
+
+        browsers.insert(0, f"Chromium {_version(find_chromium())} (WebGPU: "
+                           f"{_webgpu_adapter(checks)})")
+    gallery = demo_page.write_gallery(out_root, demos, checks, firefox=firefox,
+                                      browsers=browsers)
+    console.print(_summary(checks.values(), firefox))
+    for browser, done_in in (("", checks), (" in Firefox", firefox)):
+        for done in done_in.values():
+            for v in done.variants:
+                if not v.ok:
+                    console.print(f"[red]{done.demo.name} {v.variant}{browser}:[/red] "
+                                  f"{v.message}", highlight=False, soft_wrap=True)
     console.print(f"pages: {os.path.relpath(gallery)} and a folder per demo beside it")
     console.print(f"serve the gallery: webhal serve {os.path.relpath(out_root)}  "
                   "(then open http://127.0.0.1:8000/)", highlight=False)
-    ok = not failed and all(c.ok for c in checks.values())
+    ok = not failed and all(c.ok for c in (*checks.values(), *firefox.values()))
     return 0 if ok else 1
 
 
-def _summary(checks) -> Table:
-    table = Table(title="webhal demos in headless Chromium, the photo at full size")
+def _firefox_runner(failed, console):
+    """shared_firefox_runner, or None when Firefox cannot be driven: then a note with the
+    install hint, and a failure where WEBHAL_EXPECT_ALL=1 asks for every runtime."""
+    from webhal.errors import ToolchainError
+    from webhal.runners.firefox import shared_firefox_runner
+    from webhal.testing.runtimes import expect_all
+
+    try:
+        shared_firefox_runner()
+    except ToolchainError as e:
+        console.print(f"[yellow]not checked in Firefox:[/yellow] {e}", highlight=False)
+        if expect_all():
+            failed.append("firefox")
+        return None
+    return shared_firefox_runner
+
+
+def _version(tool) -> str:
+    return ".".join(map(str, tool.version)) if tool.version else "(version unknown)"
+
+
+def _webgpu_adapter(checks) -> str:
+    """The adapter the webgpu variants ran on, from the first demo that has one."""
+    return next((v.adapter for done in checks.values() for v in done.variants
+                 if v.variant == "webgpu" and v.adapter), "none")
+
+
+def _summary(checks, firefox=None) -> Table:
+    firefox = firefox or {}
+    browsers = "Chromium and Firefox" if firefox else "Chromium"
+    table = Table(title=f"webhal demos in headless {browsers}, the photo at full size")
     for column in ("demo", "size", "variant", "adapter", "median ms (min-max)",
                    "threads / SIMD", "matches reference"):
         table.add_column(column)
+    if firefox:
+        for column in ("Firefox adapter", "Firefox ms (min-max)", "Firefox matches"):
+            table.add_column(column)
     for done in checks:
         times = {v.variant: v.median_ms for v in done.variants}
         speedup = f"{times['simd'] / times['threads']:.2f}x" \
@@ -138,9 +191,21 @@ def _summary(checks) -> Table:
             ms = "" if v.median_ms is None else \
                 f"{v.median_ms:.2f} ({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
             verdict = "[green]yes[/green]" if v.ok else "[red]NO[/red]"
-            table.add_row(done.demo.title if i == 0 else "", size if i == 0 else "", v.variant,
-                          v.adapter, ms, speedup if v.variant == "threads" else "", verdict)
+            row = [done.demo.title if i == 0 else "", size if i == 0 else "", v.variant,
+                   v.adapter, ms, speedup if v.variant == "threads" else "", verdict]
+            if firefox:
+                row += _firefox_cells(firefox.get(done.demo.name), v.variant)
+            table.add_row(*row)
     return table
+
+
+def _firefox_cells(done, variant: str) -> list[str]:
+    v = next((v for v in done.variants if v.variant == variant), None) if done else None
+    if v is None:
+        return ["", "", "[red]not run[/red]"]
+    ms = "" if v.median_ms is None else \
+        f"{v.median_ms:.2f} ({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
+    return [v.adapter, ms, "[green]yes[/green]" if v.ok else "[red]NO[/red]"]
 
 
 def _serve(out_root: str, port: int, console) -> int:

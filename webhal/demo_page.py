@@ -11,6 +11,7 @@ reference) and margin (how many pixels smaller in x and y the output is; default
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import shutil
 import statistics
@@ -121,12 +122,19 @@ def build_page(demo: Demo, out_root: str, *, cache: str | None = "") -> str:
     return page
 
 
-def check(demo: Demo, page: str, out_root: str, runner) -> DemoCheck:
-    """Open the page headless with ?check: every variant on the photo, each output compared
-    with the reference evaluator on the pixels the page decoded; saves screenshot.png."""
+# The reference outputs by demo and decoded photo: a page checked in Chromium and then in
+# Firefox is evaluated once (the local Laplacian's reference takes minutes).
+_subjects: dict[tuple, object] = {}
+
+
+def check(demo: Demo, page: str, out_root: str, runner, *,
+          screenshot_name: str = "screenshot.png") -> DemoCheck:
+    """Open the page headless with ?check in `runner`'s browser (webhal.runners.browser's or
+    .firefox's): every variant on the photo, each output compared with the reference evaluator
+    on the pixels the page decoded; saves `screenshot_name` in the page's folder."""
     from webhal.testing.harness import Subject
 
-    screenshot = os.path.join(page, "screenshot.png")
+    screenshot = os.path.join(page, screenshot_name)
     result, _ = runner.run_page(runner.mount(out_root) + f"/{demo.name}/index.html?check",
                                 screenshot=screenshot, timeout_s=600)
     done = DemoCheck(demo, page, screenshot)
@@ -135,8 +143,12 @@ def check(demo: Demo, page: str, out_root: str, runner) -> DemoCheck:
     shape = tuple(e - demo.margin if i >= image.ndim - 2 else e
                   for i, e in enumerate(image.shape))
     inputs = {"input": image, **{k: v["default"] for k, v in demo.scalars.items()}}
-    subject = Subject(f"{demo.path}:{demo.name}", inputs=inputs, output_shapes={"output": shape},
-                      tolerance=demo.tolerance)
+    key = (demo.path, image.shape, hashlib.sha256(image.tobytes()).hexdigest())
+    subject = _subjects.get(key)
+    if subject is None:
+        subject = _subjects[key] = Subject(f"{demo.path}:{demo.name}", inputs=inputs,
+                                           output_shapes={"output": shape},
+                                           tolerance=demo.tolerance)
     for variant, r in result["variants"].items():
         v = VariantCheck(variant, r["target"])
         if "error" in r:
@@ -155,18 +167,36 @@ def _decoded(buffer: dict) -> np.ndarray:
     return data.reshape(buffer["shape"][::-1]).copy()
 
 
-def write_gallery(out_root: str, demos: list[Demo], checks: dict[str, DemoCheck]) -> str:
-    """dist/demos/index.html: a card per demo, with its screenshot and times when checked."""
+def write_gallery(out_root: str, demos: list[Demo], checks: dict[str, DemoCheck], *,
+                  firefox: dict[str, DemoCheck] | None = None,
+                  browsers: list[str] | tuple[str, ...] = ()) -> str:
+    """dist/demos/index.html: a card per demo, with its screenshot and times when checked
+    (`checks` in Chromium, `firefox` beside them); `browsers` names the browsers (and their
+    versions) the pages were checked in."""
     cards = []
     for demo in demos:
         done = checks.get(demo.name)
+        in_firefox = {v.variant: v for v in (firefox or {}).get(demo.name, DemoCheck(
+            demo, "", "")).variants}
         rows = [{"variant": v.variant, "adapter": v.adapter or "-",
                  "ms": "" if v.median_ms is None else f"{v.median_ms:.2f}",
-                 "ok": "yes" if v.ok else "NO"} for v in (done.variants if done else [])]
+                 "ok": "yes" if v.ok else "NO",
+                 "firefox_ms": _ms(in_firefox.get(v.variant)),
+                 "firefox_ok": _verdict(in_firefox.get(v.variant))}
+                for v in (done.variants if done else [])]
         cards.append({"name": demo.name, "title": demo.title, "description": demo.description,
                       "screenshot": bool(done and os.path.isfile(done.screenshot)),
                       "rows": rows})
     path = os.path.join(out_root, "index.html")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(environment().get_template("demo_gallery.html.j2").render(demos=cards))
+        f.write(environment().get_template("demo_gallery.html.j2").render(
+            demos=cards, browsers=list(browsers), firefox=bool(firefox)))
     return path
+
+
+def _ms(v: VariantCheck | None) -> str:
+    return "" if v is None or v.median_ms is None else f"{v.median_ms:.2f}"
+
+
+def _verdict(v: VariantCheck | None) -> str:
+    return "-" if v is None else "yes" if v.ok else "NO"

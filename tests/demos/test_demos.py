@@ -1,8 +1,8 @@
 """Every demo of demos/ as `webhal demo` builds it: its page runs in headless Chromium on every
-variant (WebGPU on SwiftShader, wasm threads, SIMD and scalar), each output matches the
-reference evaluator within the demo's tolerance, the screenshot shows the pictures, the
-page's picker, slider and file input run the pipeline again, and the gallery links every
-demo."""
+variant (WebGPU on SwiftShader, wasm threads, SIMD and scalar), and in headless Firefox (WebGPU
+on lavapipe), each output matches the reference evaluator within the demo's tolerance, the
+screenshot shows the pictures, the page's picker, slider and file input run the pipeline
+again, and the gallery links every demo and names the browsers it was checked in."""
 
 from __future__ import annotations
 
@@ -42,12 +42,49 @@ def test_every_variant_matches_the_reference_in_chromium(name, out_root, emscrip
     assert shot.std() > 20 and len(np.unique(shot)) > 100
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", demo_page.names())
+def test_every_variant_matches_the_reference_in_firefox(name, out_root, emscripten,
+                                                        firefox_webgpu):
+    from webhal.runners.firefox import shared_firefox_runner
+
+    demo = demo_page.load(name)
+    page = demo_page.build_page(demo, str(out_root))  # the build cache has its variants
+    done = demo_page.check(demo, page, str(out_root), shared_firefox_runner(),
+                           screenshot_name="screenshot-firefox.png")
+    assert [v.variant for v in done.variants] == VARIANTS
+    for v in done.variants:
+        assert v.ok, f"{name} {v.variant} in Firefox: {v.message}"
+        assert v.median_ms > 0
+    assert done.variants[0].adapter == "lavapipe (Vulkan)"
+    from PIL import Image
+
+    shot = np.asarray(Image.open(done.screenshot).convert("L"), dtype=np.float64)
+    assert done.screenshot.endswith("screenshot-firefox.png") and shot.shape[0] > 400
+    assert shot.std() > 20 and len(np.unique(shot)) > 100
+
+
 def test_the_gallery_links_every_demo(tmp_path):
     demos = [demo_page.load(n) for n in demo_page.names()]
     path = demo_page.write_gallery(str(tmp_path), demos, {})
     html = open(path).read()
     for demo in demos:
         assert f'href="{demo.name}/index.html"' in html and demo.title in html
+    assert "Not checked in a browser yet" in html
+
+
+def test_the_gallery_notes_the_browsers_and_both_times(tmp_path):
+    demo = demo_page.load("blur")
+    checks = {browser: {"blur": demo_page.DemoCheck(demo, "", "", [demo_page.VariantCheck(
+        "simd", "wasm-32-wasmrt-wasm_simd128", "cpu", ms, (ms, ms), True)])}
+        for browser, ms in (("chromium", 1.25), ("firefox", 2.5))}
+    path = demo_page.write_gallery(str(tmp_path), [demo], checks["chromium"],
+                                   firefox=checks["firefox"],
+                                   browsers=["Chromium 156.0", "Firefox 153.8.0"])
+    html = open(path).read()
+    assert "in Chromium 156.0 and Firefox 153.8.0." in html
+    assert "<th>Firefox ms</th>" in html and '<td class="ms">2.50</td>' in html
+    assert '<td class="ms">1.25</td>' in html
 
 
 def test_each_demo_declares_what_its_page_needs():
