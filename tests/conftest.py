@@ -37,3 +37,35 @@ def _every_wgsl_module_on_dawn(wgsl_checked_on_dawn):
 @pytest.fixture(autouse=True)
 def _every_spirv_module_validated(spirv_validated):
     pass
+
+
+# `make fast` (-m "not slow and not browser") is to take a few minutes on a 2-core machine:
+# tests measured slow are listed in slow_tests.txt, and the matrices of tests/correctness and
+# tests/gpu run one compiled case per file there (the first; reference cases all, each 10-20 ms,
+# against 0.2-0.5 s for a compiled one). `make test` and CI run every case.
+_SLOW_LIST = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
+_MATRICES = ("tests/correctness/", "tests/gpu/")
+
+
+def _measured_slow() -> set[str]:
+    with open(_SLOW_LIST, encoding="utf-8") as f:
+        return {line.split(None, 1)[1].strip() for line in f
+                if line.strip() and not line.startswith("#")}
+
+
+def pytest_collection_modifyitems(config, items):
+    slow, kept = _measured_slow(), set()
+    for item in items:
+        if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
+            continue
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
+            continue
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        target = params.get("target", params.get("compiled_target"))
+        if not item.nodeid.startswith(_MATRICES) or target in (None, "reference"):
+            continue
+        file = item.nodeid.split("::")[0]
+        if file in kept:
+            item.add_marker(pytest.mark.slow)
+        kept.add(file)

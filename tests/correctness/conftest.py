@@ -25,6 +25,15 @@ TARGETS = [
     "wasm-32-wasmrt-wasm_simd128",
 ]
 COMPILED_TARGETS = TARGETS[1:]
+# `make fast` compiles for wasm SIMD alone, the targets' most used variant (and checks the
+# reference); the others cost 0.2-0.4 s of CPU a case over some 1,600 cases, so they are slow
+# (make test and CI run them).
+FAST_TARGETS = {"reference", "wasm-32-wasmrt-wasm_simd128"}
+
+
+def _marked(targets: list[str]) -> list:
+    return [t if t in FAST_TARGETS else pytest.param(t, marks=pytest.mark.slow)
+            for t in targets]
 
 # Sizes used across the suite: odd, so that splits and vectors have tails.
 W, H = 37, 23
@@ -41,14 +50,14 @@ def _require_target(request, name: str) -> None:
         request.getfixturevalue("wasmtime_engine")
 
 
-@pytest.fixture(params=TARGETS)
+@pytest.fixture(params=_marked(TARGETS))
 def target(request) -> str:
     """Each target of the matrix, as its target string."""
     _require_target(request, request.param)
     return request.param
 
 
-@pytest.fixture(params=COMPILED_TARGETS)
+@pytest.fixture(params=_marked(COMPILED_TARGETS))
 def compiled_target(request) -> str:
     """Each compiled target (for tests whose subject is code generation or its run time)."""
     _require_target(request, request.param)

@@ -43,7 +43,9 @@ INT_TYPES = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16,
 ALL_TYPES = {**INT_TYPES, "f32": np.float32}
 
 
-@pytest.fixture(params=TARGETS)
+# `make fast` runs host-webgpu alone; the other targets are slow (make test and CI run them).
+@pytest.fixture(params=[TARGETS[0], *(pytest.param(t, marks=pytest.mark.slow)
+                                      for t in TARGETS[1:])])
 def target(request, wgpu_adapter) -> str:
     if "vulkan" in request.param:
         request.getfixturevalue("vulkan_device")
