@@ -3,7 +3,7 @@
 // order), so the usual x, y, c input is channel planes one after another. No dependencies,
 // and no use of ImageData beyond constructing one when the engine has it (Node 20 has not).
 
-const LAYOUTS = ['planar', 'rgb', 'interleaved', 'gray'];
+const LAYOUTS = ['planar', 'rgb', 'interleaved', 'interleaved-rgb', 'gray'];
 const BYTE_ARRAYS = [Uint8Array, Uint8ClampedArray];
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
 
@@ -48,10 +48,12 @@ function checkImage(where, image) {
  * - 'rgb': planar without alpha, shape [width, height, 3].
  * - 'interleaved': shape [4, width, height] (c innermost), a view over the image's own bytes,
  *   not a copy: writes to either show in the other.
+ * - 'interleaved-rgb': shape [3, width, height], R, G, B of each pixel together (alpha dropped),
+ *   for generators whose dimensions are (c, x, y) with dim(0) == 3.
  * - 'gray': shape [width, height], BT.601 luma (alpha ignored).
  *
  * @param {{ data: Uint8ClampedArray, width: number, height: number }} image
- * @param {{ layout?: 'planar' | 'rgb' | 'interleaved' | 'gray' }} [options]
+ * @param {{ layout?: 'planar' | 'rgb' | 'interleaved' | 'interleaved-rgb' | 'gray' }} [options]
  * @returns {{ data: Uint8Array, shape: number[] }}
  * @throws {TypeError} when `image` is not RGBA bytes of width * height * 4
  * @throws {RangeError} when `layout` is none of the above
@@ -64,6 +66,15 @@ export function fromImageData(image, options = {}) {
   const n = width * height;
   if (layout === 'interleaved') {
     return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), shape: [4, width, height] };
+  }
+  if (layout === 'interleaved-rgb') {
+    const out = new Uint8Array(n * 3);
+    for (let p = 0, i = 0, o = 0; p < n; p++, i += 4, o += 3) {
+      out[o] = data[i];
+      out[o + 1] = data[i + 1];
+      out[o + 2] = data[i + 2];
+    }
+    return { data: out, shape: [3, width, height] };
   }
   if (layout === 'gray') {
     const out = new Uint8Array(n);
@@ -84,30 +95,32 @@ export function fromImageData(image, options = {}) {
   return { data: out, shape: [width, height, channels] };
 }
 
-// The layout a shape stands for, when the caller names none. [4, w, h] is never guessed: it
-// looks like a [w, h, c] image 4 pixels wide (and [4, w, 3] or [4, w, 4] is read as one), so
-// interleaved data must say so.
+// The layout a shape stands for, when the caller names none. [4, w, h] and [3, w, h] are never
+// guessed: they look like a [w, h, c] image 3 or 4 pixels wide (and [4, w, 3] is read as one),
+// so interleaved data must say so.
 function defaultLayout(where, shape) {
   if (shape.length === 2) return 'gray';
   if (shape.length === 3 && shape[2] === 3) return 'rgb';
   if (shape.length === 3 && shape[2] === 4) return 'planar';
   throw new RangeError(`${where}: cannot tell the layout of shape [${shape.join(', ')}]; `
     + `[w, h] is 'gray', [w, h, 3] 'rgb', [w, h, 4] 'planar'; for [4, w, h] pass `
-    + `{ layout: 'interleaved' }`);
+    + `{ layout: 'interleaved' }, for [3, w, h] { layout: 'interleaved-rgb' }`);
 }
 
 // Width, height and channels of a buffer in `layout`, or a RangeError saying what was wanted.
 function geometry(where, layout, shape) {
   const wanted = { gray: '[width, height]', rgb: '[width, height, 3]',
-    planar: '[width, height, 4]', interleaved: '[4, width, height]' }[layout];
+    planar: '[width, height, 4]', interleaved: '[4, width, height]',
+    'interleaved-rgb': '[3, width, height]' }[layout];
+  const leading = { interleaved: 4, 'interleaved-rgb': 3 }[layout];
   const fits = layout === 'gray' ? shape.length === 2
-    : shape.length === 3 && (layout === 'interleaved' ? shape[0] === 4
+    : shape.length === 3 && (leading ? shape[0] === leading
       : shape[2] === (layout === 'rgb' ? 3 : 4));
   if (!fits) {
     throw new RangeError(`${where}: layout '${layout}' needs shape ${wanted}, not `
       + `[${shape.join(', ')}]`);
   }
-  if (layout === 'interleaved') return [shape[1], shape[2], 4];
+  if (leading) return [shape[1], shape[2], leading];
   return [shape[0], shape[1], layout === 'gray' ? 1 : shape[2]];
 }
 
@@ -124,12 +137,13 @@ function floatBytes(data) {
  * engine has `ImageData`, else { data: Uint8ClampedArray, width, height, colorSpace: 'srgb' }.
  * The layout is read from the shape unless given: [w, h] 'gray' (R = G = B, A = 255),
  * [w, h, 3] 'rgb' (A = 255), [w, h, 4] 'planar'; [4, w, h] needs { layout: 'interleaved' }
- * (without it, [4, w, 3] and [4, w, 4] would be read as an 'rgb' or 'planar' image 4 wide).
+ * and [3, w, h] { layout: 'interleaved-rgb' } (A = 255); without it, [4, w, 3] would be read
+ * as an 'rgb' image 4 wide.
  * Uint8Array and Uint8ClampedArray data are copied as they are; Float32Array and Float64Array
  * data are taken as [0, 1], scaled by 255, rounded and clamped.
  *
  * @param {{ data: Uint8Array | Uint8ClampedArray | Float32Array | Float64Array, shape: number[] }} buffer
- * @param {{ layout?: 'planar' | 'rgb' | 'interleaved' | 'gray' }} [options]
+ * @param {{ layout?: 'planar' | 'rgb' | 'interleaved' | 'interleaved-rgb' | 'gray' }} [options]
  * @returns {ImageData | { data: Uint8ClampedArray, width: number, height: number, colorSpace: 'srgb' }}
  * @throws {TypeError} when `buffer` is not { data, shape } or its data is of another type
  * @throws {RangeError} when the layout is unknown, or does not fit the shape, or the shape
@@ -167,6 +181,14 @@ export function toImageData(buffer, options = {}) {
   if (layout === 'interleaved') {
     // Already RGBA order; a converted float buffer is fresh, so it is used as it is.
     out = bytes instanceof Uint8ClampedArray && bytes !== data ? bytes : new Uint8ClampedArray(bytes);
+  } else if (layout === 'interleaved-rgb') {
+    out = new Uint8ClampedArray(n * 4);
+    for (let p = 0, i = 0, o = 0; p < n; p++, i += 3, o += 4) {
+      out[o] = bytes[i];
+      out[o + 1] = bytes[i + 1];
+      out[o + 2] = bytes[i + 2];
+      out[o + 3] = 255;
+    }
   } else {
     out = new Uint8ClampedArray(n * 4);
     for (let c = 0; c < 4; c++) {

@@ -6,7 +6,8 @@
 import { ERROR_CODE } from './abi.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
 import {
-  BUFFER_USAGE, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
+  BUFFER_USAGE, SoftwareAdapterError, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
+  softwareAdapter,
 } from './webgpu.js';
 
 // The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
@@ -47,26 +48,57 @@ async function readBytes(url) {
 const readText = async (url) => new TextDecoder().decode(await readBytes(url));
 
 // A GPU variant's device and compiled kernels, or the reason it cannot run here.
-async function prepareGpu(meta, variant, opts) {
+async function prepareGpu(meta, variant, opts, hardwareOnly = false) {
   const [wgsl, manifest] = await Promise.all([readText(assetUrl(meta, variant, 'wgsl', opts)),
     readText(assetUrl(meta, variant, 'manifest', opts)).then(JSON.parse)]);
-  const device = await requestDevice(opts, manifest.features);
+  const device = await requestDevice(opts, manifest.features, { hardwareOnly });
   const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
   return WebGPURuntime.create(device, wgsl, manifest, outputs);
+}
+
+// The adapter a GPU variant runs on, in a few words: "hardware adapter NVIDIA H200 (nvidia
+// hopper)" or softwareAdapter's.
+function adapterWords(device) {
+  const info = adapterInfo(device) ?? {};
+  const software = softwareAdapter(info);
+  if (software) return software;
+  const name = info.description || info.device;
+  const where = [info.vendor, info.architecture].filter(Boolean).join(' ');
+  return `hardware adapter${name ? ` ${name}` : ''}${where && where !== name ? ` (${where})` : ''}`;
+}
+
+// Why a variant that runs here was taken, for p.reason.
+function chosenBecause(variant, opts, gpu) {
+  const on = gpu ? ` on ${adapterWords(gpu.device)}` : '';
+  if (opts.variant !== undefined) return `forced with create({ variant: '${variant.name}' })${on}`;
+  if (gpu && opts.device) return `the GPUDevice passed to create()${on}`;
+  if (gpu && opts.allowSoftwareGpu) return `create({ allowSoftwareGpu: true })${on}`;
+  if (gpu) return on.slice(4);
+  if (variant.features.includes('wasm_threads')) {
+    return 'SharedArrayBuffer available'
+      + (globalThis.crossOriginIsolated ? ' (the page is cross-origin isolated)' : '');
+  }
+  if (variant.features.includes('wasm_simd128')) return 'WebAssembly SIMD available';
+  return 'WebAssembly without SIMD';
 }
 
 /**
  * Load the pipeline described by `meta` (written by `webhal build` into index.js).
  * opts.variant forces a variant by name; otherwise the first in `meta.variants` that runs here
- * is taken (they are listed fastest first: WebGPU where there is an adapter, then wasm).
+ * is taken (they are listed fastest first: WebGPU on a hardware adapter, then wasm threads
+ * where SharedArrayBuffer is, then SIMD). A software or fallback WebGPU adapter (SwiftShader,
+ * llvmpipe, WARP) runs kernels slower than the wasm variants, so the webgpu variant skips it
+ * unless it is forced, opts.allowSoftwareGpu is true, or opts.device is given.
  * opts.gpu (a GPU object, as navigator.gpu or the npm package webgpu's create([])) or
  * opts.device (a GPUDevice of the user's) is where GPU variants run.
+ * The pipeline's `reason` says which variants were skipped and why the one taken was.
  */
 export async function create(meta, opts = {}) {
   const where = `${meta.name}: create`;
   const known = meta.variants.map((v) => v.name);
+  const forced = opts.variant !== undefined;
   let candidates = meta.variants;
-  if (opts.variant !== undefined) {
+  if (forced) {
     candidates = meta.variants.filter((v) => v.name === opts.variant);
     if (!candidates.length) {
       throw new RangeError(`${where}: no variant ${JSON.stringify(opts.variant)}; this package `
@@ -78,24 +110,31 @@ export async function create(meta, opts = {}) {
     const why = unsupported(variant);
     if (why) {
       reasons.push(`${variant.name}: ${why}`);
-      if (variant.features.includes('wasm_threads') && opts.variant === undefined) {
+      if (variant.features.includes('wasm_threads') && !forced) {
         console.warn(`${where}: not using the ${variant.name} variant: ${why}`);
       }
       continue;
     }
     let gpu = null;
     if (variant.features.includes('webgpu')) {
+      const hardwareOnly = !forced && !opts.allowSoftwareGpu && !opts.device;
       try {
-        gpu = await prepareGpu(meta, variant, opts);
+        gpu = await prepareGpu(meta, variant, opts, hardwareOnly);
       } catch (e) {
-        if (opts.variant !== undefined) throw new Error(`${where}: variant ${variant.name}: ${e.message}`);
-        reasons.push(`${variant.name}: ${e.message}`);
+        if (forced) throw new Error(`${where}: variant ${variant.name}: ${e.message}`);
+        reasons.push(`${variant.name}: ${e instanceof SoftwareAdapterError ? `${e.message}, `
+          + 'slower than the CPU variants (create({ variant: \'webgpu\' }) forces it)' : e.message}`);
         continue;
       }
     }
-    return load(meta, variant, gpu, gpu && (() => prepareGpu(meta, variant, opts)), opts);
+    const reason = [...reasons.map((r) => r.replace(/^(\w+): /, '$1 skipped: ')),
+      `${variant.name}: ${chosenBecause(variant, opts, gpu)}`].join('; ');
+    const pipeline = await load(meta, variant, gpu, gpu && (() => prepareGpu(meta, variant, opts)),
+      opts);
+    pipeline.reason = reason;
+    return pipeline;
   }
-  if (opts.variant !== undefined) throw new Error(`${where}: variant ${reasons[0]}`);
+  if (forced) throw new Error(`${where}: variant ${reasons[0]}`);
   throw new Error(`${where}: none of the variants ${known.join(', ')} runs here: ${reasons.join('; ')}`);
 }
 

@@ -25,8 +25,52 @@ export function isGpuBuffer(value) {
 }
 const MAP_READ = 0x1;
 
-/** The device to run on: opts.device, else one from opts.gpu or navigator.gpu. */
-export async function requestDevice(opts, features) {
+// Adapters that run on the CPU: SwiftShader (Chromium's and Dawn's), Mesa's llvmpipe/lavapipe
+// and softpipe, Microsoft's WARP ("Microsoft Basic Render Driver"). Pipelines there run many
+// times slower than the wasm variants of the same package.
+const SOFTWARE = /swiftshader|llvmpipe|lavapipe|softpipe|microsoft basic render|\bwarp\b/i;
+
+/** The adapter's { vendor, architecture, device, description, isFallbackAdapter }. */
+export async function describeAdapter(adapter) {
+  // adapter.info is today's WebGPU; requestAdapterInfo() that of Chrome before 127.
+  const info = adapter.info ?? await adapter.requestAdapterInfo?.().catch(() => null) ?? {};
+  const { vendor = '', architecture = '', device = '', description = '' } = info;
+  const isFallbackAdapter = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
+  return { vendor, architecture, device, description, isFallbackAdapter };
+}
+
+/**
+ * Why `info` (describeAdapter's) is a software adapter, as a few words naming it ("software
+ * adapter SwiftShader driver 5.0.0 (google swiftshader)"), or null for a hardware one.
+ */
+export function softwareAdapter(info) {
+  const words = [info.description, info.device, info.architecture, info.vendor]
+    .filter(Boolean);
+  const named = words.join(' ').match(SOFTWARE);
+  if (!named && !info.isFallbackAdapter) return null;
+  const what = info.description || info.device || properName(named?.[0]) || 'of this browser';
+  const where = [info.vendor, info.architecture].filter(Boolean).join(' ');
+  return `${named ? 'software' : 'fallback'} adapter ${what}`
+    + (where && where !== what ? ` (${where})` : '');
+}
+
+// Chromium names its adapter in lower case only ("google", "swiftshader").
+function properName(word) {
+  if (!word) return '';
+  const names = { swiftshader: 'SwiftShader', warp: 'WARP',
+    'microsoft basic render': 'Microsoft Basic Render Driver' };
+  return names[word.toLowerCase()] ?? word;
+}
+
+/** A WebGPU adapter the caller did not ask for: a software one, where wasm is faster. */
+export class SoftwareAdapterError extends Error {}
+
+/**
+ * The device to run on: opts.device, else one from opts.gpu or navigator.gpu. With
+ * `hardwareOnly`, a software or fallback adapter is refused (SoftwareAdapterError) before a
+ * device is made on it.
+ */
+export async function requestDevice(opts, features, { hardwareOnly = false } = {}) {
   if (opts.device) {
     const missing = features.filter((f) => !opts.device.features.has(f));
     if (missing.length) throw new WebGPUError(`the device lacks the WebGPU feature ${missing[0]}`);
@@ -41,6 +85,10 @@ export async function requestDevice(opts, features) {
   }
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new WebGPUError('WebGPU offered no adapter');
+  if (hardwareOnly) {
+    const software = softwareAdapter(await describeAdapter(adapter));
+    if (software) throw new SoftwareAdapterError(software);
+  }
   const missing = features.filter((f) => !adapter.features.has(f));
   if (missing.length) {
     throw new WebGPUError(`the adapter lacks the WebGPU feature ${missing.join(', ')} that this `

@@ -28,7 +28,63 @@ test('scalars are checked against their type', () => {
   assert.throws(() => checkScalar('f.run', s('int32'), '1'), { name: 'TypeError' });
   assert.equal(checkScalar('f.run', s('bool'), true), 1);
   assert.throws(() => checkScalar('f.run', s('bool'), 1), { name: 'TypeError' });
-  assert.ok(Number.isNaN(checkScalar('f.run', s('float32'), NaN)));
+});
+
+test('NaN and infinities are a RangeError unless the Param allows them', () => {
+  const gain = { name: 'gain', kind: 'scalar', type: 'float32', range: [null, null], nonfinite: false };
+  assert.equal(checkScalar('f.run', gain, -1.5), -1.5);
+  for (const v of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => checkScalar('f.run', gain, v), { name: 'RangeError',
+      message: `f.run: gain is ${v}, and the generator takes only finite values for it (float32); `
+        + 'declare it hl.InputScalar(hl.Float(..), allow_nonfinite=True) to pass NaN or infinities' });
+  }
+  const any = { ...gain, nonfinite: true };
+  assert.ok(Number.isNaN(checkScalar('f.run', any, NaN)));
+  assert.equal(checkScalar('f.run', any, -Infinity), -Infinity);
+  // A package built before ranges were recorded: finite floats only, as for the others.
+  assert.throws(() => checkScalar('f.run', { name: 'k', kind: 'scalar', type: 'float64' }, NaN),
+    { name: 'RangeError' });
+  const ranged = { ...gain, range: [0, 2] };
+  assert.equal(checkScalar('f.run', ranged, 2), 2);
+  assert.throws(() => checkScalar('f.run', ranged, 2.5), { name: 'RangeError',
+    message: 'f.run: gain is 2.5, outside the range the generator sets for it, [0, 2]' });
+  assert.throws(() => checkScalar('f.run', { ...ranged, type: 'int32', range: [1, null] }, 0),
+    { name: 'RangeError', message: /outside the range the generator sets for it, \[1, Infinity\]/ });
+});
+
+// As webhal/glue/npm_arguments.py writes them for output.dim(0).set_bounds(0, 3) over (c, x, y).
+const rgb = { name: 'output', kind: 'buffer', type: 'uint8', dimensions: 3, output: true,
+  axes: ['c', 'x', 'y'], constraints: [
+    { dim: 0, field: 'min', value: 0, text: 'output.dim(0).min() == 0' },
+    { dim: 0, field: 'extent', value: 3, text: 'output.dim(0).extent() == 3' },
+    { dim: 1, field: 'extent', value: null, text: 'output.dim(1).extent() == input.dim(1).extent()' }] };
+
+test('a shape that breaks a constraint of the generator names it', () => {
+  assert.equal(checkShape('sepia.run', rgb, [3, 5, 2]), 30);
+  assert.throws(() => checkShape('sepia.run', rgb, [5, 2, 3]), { name: 'RangeError',
+    message: 'sepia.run: output.shape[0] is 5, but the generator requires output.dim(0).extent() '
+      + '== 3; output\'s shape is [3, x, y], not [5, 2, 3]' });
+  assert.throws(() => checkShape('sepia.run', rgb, [3, 5]), { name: 'RangeError',
+    message: 'sepia.run: output.shape must be 3 non-negative integers, [3, x, y], not [3,5]' });
+  assert.throws(() => checkBuffer('sepia.run', { ...rgb, output: false, name: 'input' }, {}),
+    { name: 'TypeError', message: /input must be \{ data, shape \} \(a Uint8Array and its shape \[3, x, y\]/ });
+  // A stride the dense buffers run() passes cannot have (an interleaved layout by strides).
+  const strided = { ...rgb, constraints: [
+    { dim: 2, field: 'stride', value: 1, text: 'output.dim(2).stride() == 1' }] };
+  assert.throws(() => checkShape('sepia.run', strided, [3, 5, 2]), { name: 'RangeError',
+    message: /the stride of output's dimension 2 \(run\(\) passes dense buffers, dimension 0 innermost\) is 15, but the generator requires output.dim\(2\).stride\(\) == 1/ });
+});
+
+test('a constrained min is passed as the min', () => {
+  const heap = new Uint8Array(1024);
+  let next = 64;
+  const module = { HEAPU8: heap, _malloc: (n) => { const at = next; next += n; return at; } };
+  const arg = { ...rgb, constraints: [{ dim: 1, field: 'min', value: 7, text: 'output.dim(1).min() == 7' }] };
+  const at = writeBuffer(module, arg, [3, 4, 2], 512, false);
+  const view = new DataView(heap.buffer);
+  const dim = view.getUint32(at + HALIDE_BUFFER_T.dim, true);
+  const min = (d) => view.getInt32(dim + d * HALIDE_DIMENSION_T.size + HALIDE_DIMENSION_T.min, true);
+  assert.deepEqual([min(0), min(1), min(2)], [0, 7, 0]);
 });
 
 test('halide_buffer_t is laid out as abi.js says', () => {

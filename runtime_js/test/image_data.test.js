@@ -82,6 +82,29 @@ test("'interleaved' is a view of the image's own bytes, c innermost", () => {
   assert.deepEqual(clamped.data, img.data);
 });
 
+test("'interleaved-rgb' is [3, w, h], R, G, B of a pixel together, and comes back opaque", () => {
+  const img = image();
+  const buf = fromImageData(img, { layout: 'interleaved-rgb' });
+  assert.ok(buf.data instanceof Uint8Array);
+  assert.deepEqual(buf.shape, [3, W, H]);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      for (let c = 0; c < 3; c++) assert.equal(buf.data[(y * W + x) * 3 + c], rgba(img, x, y, c));
+    }
+  }
+  const back = toImageData(buf, { layout: 'interleaved-rgb' });
+  assert.deepEqual([back.width, back.height], [W, H]);
+  assert.deepEqual(back.data, img.data.map((v, i) => (i % 4 === 3 ? 255 : v)));
+  // Floats in [0, 1] too; the layout is never guessed from [3, w, h].
+  const half = toImageData({ data: new Float32Array(3 * W * H).fill(0.5), shape: [3, W, H] },
+    { layout: 'interleaved-rgb' });
+  assert.deepEqual([...half.data.subarray(0, 4)], [128, 128, 128, 255]);
+  assert.throws(() => toImageData({ data: new Uint8Array(30), shape: [3, 5, 2] }), { name: 'RangeError',
+    message: /cannot tell the layout of shape \[3, 5, 2\].*for \[3, w, h\] \{ layout: 'interleaved-rgb' \}/ });
+  assert.throws(() => toImageData(fromImageData(img), { layout: 'interleaved-rgb' }), {
+    name: 'RangeError', message: /layout 'interleaved-rgb' needs shape \[3, width, height\], not \[5, 3, 4\]/ });
+});
+
 test("'gray' is (77 R + 150 G + 29 B + 128) >> 8, and comes back as R = G = B", () => {
   const pixels = [[0, 0, 0, 9], [255, 255, 255, 0], [255, 0, 0, 255], [0, 255, 0, 255],
     [0, 0, 255, 255], [10, 20, 30, 40], [128, 64, 200, 255]];
@@ -130,7 +153,7 @@ test('bad images and layouts name what is wrong', () => {
     assert.throws(() => fromImageData(img, { layout }), {
       name: 'RangeError',
       message: new RegExp(`^webhal.fromImageData: layout must be one of 'planar', 'rgb', `
-        + `'interleaved', 'gray', not '?${layout}'?$`),
+        + `'interleaved', 'interleaved-rgb', 'gray', not '?${layout}'?$`),
     });
   }
   assert.throws(() => fromImageData(null), { name: 'TypeError', message: /image must be \{ data: Uint8ClampedArray, width, height \}.*not null/ });
@@ -170,7 +193,7 @@ test('bad buffers name what is wrong', () => {
     });
   }
   assert.throws(() => toImageData(u8([W, H, 4]), { layout: 'bgr' }),
-    { name: 'RangeError', message: /layout must be one of 'planar', 'rgb', 'interleaved', 'gray', not 'bgr'/ });
+    { name: 'RangeError', message: /layout must be one of 'planar', 'rgb', 'interleaved', 'interleaved-rgb', 'gray', not 'bgr'/ });
   assert.throws(() => toImageData(u8([W, H, 4]), { layout: 'rgb' }),
     { name: 'RangeError', message: /layout 'rgb' needs shape \[width, height, 3\], not \[5, 3, 4\]/ });
   assert.throws(() => toImageData(u8([W, H, 4]), { layout: 'interleaved' }),

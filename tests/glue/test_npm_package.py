@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import pathlib
+import re
 import shutil
 
 import numpy as np
@@ -165,7 +166,7 @@ import { create } from %(index)s;
 const gpu = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]);
 const inputs = { input: { data: new Uint8Array(64 * 8).fill(50), shape: [64, 8] }, amount: 3 };
 const out = {};
-const p = await create({ gpu });
+const p = await create({ gpu, variant: 'webgpu' });  // SwiftShader: not taken unless forced
 const first = p.device;
 first.destroy();
 await first.lost;
@@ -173,8 +174,9 @@ const again = await p.run(inputs, { shape: [64, 8] });  // a new device, asked f
 out.recovered = [again.data[0], p.device !== first];
 const adapter = await gpu.requestAdapter();
 const mine = await adapter.requestDevice();
-const q = await create({ device: mine });
+const q = await create({ device: mine });  // a device of the caller's is taken as it is
 out.mine = (await q.run(inputs, { shape: [64, 8] })).data[0];
+out.reason = q.reason;
 mine.destroy();
 await mine.lost;
 try { await q.run(inputs, { shape: [64, 8] }); out.after = 'no error'; }
@@ -190,6 +192,8 @@ def test_a_lost_device_is_replaced_or_named(packages, dawn_node):
     out = json.loads(run_node_source(_LOST % {"index": index}, dawn=True).stdout)
     assert out["recovered"] == [150, True]
     assert out["mine"] == 150
+    assert out["reason"] == ("webgpu: the GPUDevice passed to create() on software adapter "
+                             "SwiftShader driver 5.0.0 (google swiftshader)")
     assert out["after"].startswith("brighten_gpu.run: the GPUDevice passed to create() was "
                                    "lost")
 
@@ -201,7 +205,7 @@ const gpu = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).
 const [w, h] = [67, 35];
 const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4, MAP_READ = 0x1;
 const data = new Uint8Array(w * h).map((_, i) => (i * 37) & 255);
-const p = await create({ gpu });
+const p = await create({ gpu, variant: 'webgpu' });
 const want = await p.run({ input: { data, shape: [w, h] } }, { shape: [w - 2, h - 2] });
 const device = p.device;
 const words = (n) => Math.ceil(n / 4) * 4;  // uint8 data is packed four to a 32-bit word
@@ -260,6 +264,7 @@ import { create } from %(index)s;
 const out = {};
 const p = await create();  // Node 20 has no navigator.gpu: the fastest CPU variant
 out.chosen = p.variant;
+out.reason = p.reason;
 try { await create({ variant: 'webgpu' }); } catch (e) { out.forced = e.message; }
 console.log(JSON.stringify(out));
 """
@@ -271,25 +276,46 @@ def test_without_webgpu_the_cpu_variant_runs_and_forcing_webgpu_says_why(package
     index = json.dumps((directory / "index.js").as_uri())
     out = json.loads(run_node_source(_FALLBACK % {"index": index}).stdout)
     assert out["chosen"] == "threads"  # Node has SharedArrayBuffer
+    assert re.fullmatch(r"webgpu skipped: no WebGPU here: .*; threads: SharedArrayBuffer "
+                        r"available", out["reason"]), out["reason"]
     assert out["forced"].startswith("brighten_gpu: create: variant webgpu: no WebGPU here")
     assert "pass { gpu }" in out["forced"]
 
 
 _FROM_ENVIRONMENT = """
 import { create } from %(index)s;
-const p = await create();  // no gpu passed: HL_WEBGPU_NODE_BINDINGS names dawn.node
-const out = await p.run({ input: { data: new Uint8Array(64 * 8).fill(100), shape: [64, 8] },
-                          amount: 2 }, { shape: [64, 8] });
-console.log(JSON.stringify({ variant: p.variant, first: out.data[0] }));
+const inputs = { input: { data: new Uint8Array(64 * 8).fill(100), shape: [64, 8] }, amount: 2 };
+const out = {};
+// No gpu passed: HL_WEBGPU_NODE_BINDINGS names dawn.node, whose adapter is SwiftShader.
+for (const [name, opts] of [['auto', {}], ['forced', { variant: 'webgpu' }],
+                            ['allowed', { allowSoftwareGpu: true }]]) {
+  const p = await create(opts);
+  const first = (await p.run(inputs, { shape: [64, 8] })).data[0];
+  out[name] = { variant: p.variant, reason: p.reason, first };
+}
+console.log(JSON.stringify(out));
 process.exit(0);
 """
 
+_SWIFTSHADER = "software adapter SwiftShader driver 5.0.0 (google swiftshader)"
 
-def test_hl_webgpu_node_bindings_gives_node_its_gpu(packages, dawn_node):
+
+def test_a_software_adapter_falls_to_the_cpu_variants_unless_forced(packages, dawn_node):
     directory, _ = packages["brighten_gpu"]
     index = json.dumps((directory / "index.js").as_uri())
     out = json.loads(run_node_source(_FROM_ENVIRONMENT % {"index": index}, dawn=True).stdout)
-    assert out == {"variant": "webgpu", "first": 200}
+    assert out["auto"] == {"variant": "threads", "first": 200, "reason": (
+        f"webgpu skipped: {_SWIFTSHADER}, slower than the CPU variants (create({{ variant: "
+        "'webgpu' }) forces it); threads: SharedArrayBuffer available")}
+    assert out["forced"] == {"variant": "webgpu", "first": 200, "reason": "webgpu: forced "
+                             f"with create({{ variant: 'webgpu' }}) on {_SWIFTSHADER}"}
+    assert out["allowed"] == {"variant": "webgpu", "first": 200, "reason":
+                              f"webgpu: create({{ allowSoftwareGpu: true }}) on {_SWIFTSHADER}"}
+
+
+def test_hl_webgpu_node_bindings_that_do_not_load_are_named(packages, node):
+    directory, _ = packages["brighten_gpu"]
+    index = json.dumps((directory / "index.js").as_uri())
     bad = run_node_source(_FALLBACK % {"index": index},
                           env={"HL_WEBGPU_NODE_BINDINGS": "/nonexistent/dawn.node"})
     assert "HL_WEBGPU_NODE_BINDINGS=/nonexistent/dawn.node does not load" in \
@@ -483,10 +509,22 @@ try {
     results[variant] = { target: p.target, data: encode(out.data) };
   }
   const auto = await create();
-  window.webhalResult = { results, auto: auto.variant };
+  window.webhalResult = { results, auto: auto.variant, reason: auto.reason,
+                          isolated: crossOriginIsolated };
 } catch (e) {
   window.webhalResult = { error: String(e && e.stack || e) };
 }
+</script>
+"""
+
+
+_AUTO_PAGE = """<!doctype html>
+<meta charset="utf-8">
+<script type="module">
+import { create } from './%(package)s/index.js';
+create().then((p) => { window.webhalResult = { auto: p.variant, reason: p.reason,
+                                                isolated: crossOriginIsolated }; },
+              (e) => { window.webhalResult = { error: String(e && e.stack || e) }; });
 </script>
 """
 
@@ -506,6 +544,7 @@ def test_every_variant_in_headless_chromium(packages, chromium, tmp_path):
                 "shape": [70, 20], "out": out, "scalars": scalars}
         (tmp_path / f"{generator}.html").write_text(
             _PAGE % {"package": directory.name, "spec": json.dumps(spec)})
+    (tmp_path / "auto.html").write_text(_AUTO_PAGE % {"package": packages["blur_gpu"][0].name})
     with browser_session(tmp_path) as session:
         results = {}
         for generator in cases:
@@ -513,13 +552,25 @@ def test_every_variant_in_headless_chromium(packages, chromium, tmp_path):
             page.wait_for_function("window.webhalResult !== undefined", timeout=120_000)
             results[generator] = page.evaluate("window.webhalResult")
             page.close()
+        # The same choice on a page served without the cross-origin isolation headers.
+        page = session.browser.new_page()
+        page.route("**/auto.html", lambda route: route.fulfill(response=route.fetch(), headers={
+            "content-type": "text/html"}))
+        page.goto(session.url + "/auto.html")
+        page.wait_for_function("window.webhalResult !== undefined", timeout=120_000)
+        plain = page.evaluate("window.webhalResult")
+        page.close()
     for generator, (scalars, out) in cases.items():
         result = results[generator]
         if "no WebGPU adapter in this browser" in result.get("error", ""):
             runtimes.missing("WebGPU in headless Chromium", "navigator.gpu gave no adapter",
                              "Debian's chromium with SwiftShader (make setup)")
         assert "error" not in result, result.get("error")
-        assert result["auto"] == "webgpu"  # Chromium has WebGPU (SwiftShader here)
+        # Chromium's WebGPU here is SwiftShader: slower than wasm, so create() skips it.
+        assert result["isolated"] and result["auto"] == "threads", result
+        assert re.fullmatch(r"webgpu skipped: software adapter SwiftShader.*; threads: "
+                            r"SharedArrayBuffer available \(the page is cross-origin isolated\)",
+                            result["reason"]), result["reason"]
         want = _reference(generator, {"input": image, **scalars}, {"output": out})["output"]
         for variant in result["results"]:
             got = np.frombuffer(base64.b64decode(result["results"][variant]["data"]), np.uint8)
@@ -527,6 +578,11 @@ def test_every_variant_in_headless_chromium(packages, chromium, tmp_path):
                                           err_msg=f"{generator} {variant}")
         assert sorted(result["results"]) == sorted(v["name"] for v in
                                                    packages[generator][1]["variants"])
+    assert "error" not in plain, plain.get("error")
+    assert not plain["isolated"] and plain["auto"] == "simd", plain
+    assert re.fullmatch(r"webgpu skipped: software adapter SwiftShader.*; threads skipped: the "
+                        r"page is not crossOriginIsolated.*; simd: WebAssembly SIMD available",
+                        plain["reason"]), plain["reason"]
 
 
 VITE = pathlib.Path(__file__).resolve().parents[2] / "node_modules" / "vite" / "bin" / "vite.js"

@@ -25,7 +25,7 @@ from webhal import codegen
 from webhal.aot import lower_for_aot, write_static_library
 from webhal.codegen.llvm.module import arguments as entry_arguments
 from webhal.errors import CompileError, ToolchainError
-from webhal.glue import package_data
+from webhal.glue import npm_arguments, package_data
 from webhal.glue.emcc_link import LinkGlue, link, link_glue, suspend_path
 from webhal.glue.web_page import environment
 from webhal.ir import nodes as ir
@@ -42,9 +42,7 @@ from webhal.toolchain.emcc_flags import SUSPENDERS
 VARIANT_ORDER = ("webgpu", "threads", "simd", "scalar")
 _RUNTIME_FILES = ("abi.js", "buffers.js", "image_data.js", "pipeline.js", "webgpu.js")
 _NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
-_TS_ARRAYS = {"bool": "Uint8Array", "int8": "Int8Array", "uint8": "Uint8Array",
-              "int16": "Int16Array", "uint16": "Uint16Array", "int32": "Int32Array",
-              "uint32": "Uint32Array", "float32": "Float32Array", "float64": "Float64Array"}
+_TS_ARRAYS = npm_arguments.ARRAYS
 
 
 @dataclass(frozen=True)
@@ -195,7 +193,8 @@ def _build_variant(pipeline, inputs, target: Target, function: str, staging: str
         suspend = forced or _gpu_suspension(module, device, target)
     about = {"suspend": suspend, "device_arguments": _device_arguments(module, device)}
     emscripten = find_emscripten()
-    arguments = [_argument(a) for a in entry_arguments(module)]
+    arguments = npm_arguments.describe([_argument(a) for a in entry_arguments(module)], module,
+                                       pipeline.functions())
     c_sources = c_sources or {}
     linked = dict(c_sources=tuple(c_sources), c_exports=c_exports)
     # The glue without the suspension path (known only once compiled) keys the cache.
@@ -379,20 +378,19 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
 
 def _described(a: dict, device: bool) -> dict:
     """What the templates say of an argument; `device`: the webgpu variant takes a GPUBuffer."""
-    array = _TS_ARRAYS[a["type"]]
-    extents = ["w", "h", "c", "d"][:a["dimensions"]] + [f"e{i}" for i in range(4, a["dimensions"])]
-    shape = f"[{', '.join(extents)}]"
-    count = " * ".join(extents) or "1"
+    a = {**a, "key": a["name"] if re.fullmatch(r"[A-Za-z_$][\w$]*", a["name"])
+         else json.dumps(a["name"]),
+         "type_name": "".join(w[:1].upper() + w[1:] for w in re.split(r"[\W_]+", a["name"]))}
     if a["kind"] == "scalar":
         ts = "boolean" if a["type"] == "bool" else "number"
-        doc = f"{a['type']} scalar"
-        example = "true" if a["type"] == "bool" else "1"
-    else:
-        ts = f"Buffer<{array} | GPUBufferLike>" if device else f"Buffer<{array}>"
-        plural = "" if a["dimensions"] == 1 else "s"
-        doc = f"{a['type']} buffer of {a['dimensions']} dimension{plural} ({array}, x first)"
-        example = f"{{ data: new {array}({count}), shape: {shape} }}"
-        if device:
-            doc += "; on the webgpu variant also a GPUBuffer of p.device"
-    return {**a, "ts": ts, "array": array, "doc": doc, "example": example, "shape": shape,
+        return {**a, "ts": ts, "doc": npm_arguments.doc(a, False),
+                "example": npm_arguments.example(a), "device": False}
+    array = _TS_ARRAYS[a["type"]]
+    shape = npm_arguments.ts_shape(a)
+    ts = f"Buffer<{array}, readonly {shape}>"
+    if device:
+        ts += f" | Buffer<GPUBufferLike, readonly {shape}>"
+    return {**a, "ts": ts, "ts_shape": shape, "array": array,
+            "doc": npm_arguments.doc(a, device), "example": npm_arguments.example(a),
+            "shape": npm_arguments.shape_words(a, npm_arguments.EXAMPLE_NAMES),
             "device": device}

@@ -154,3 +154,32 @@ class ScaleU32:
         if g.target().has_gpu_feature():
             xo, xi = hl.Var("xo"), hl.Var("xi")
             g.output.gpu_tile(x, xo, xi, 64)
+
+
+@hl.generator(name="sepia")
+class Sepia:
+    """Sepia toning of interleaved RGB, dimensions (c, x, y) with dim(0) == 3 on both buffers,
+    a strength in [0, 1] and an offset that may be NaN or infinite (the types and constraints
+    of tests/glue/test_npm_types.py)."""
+
+    input = hl.InputBuffer(hl.UInt(8), 3)
+    strength = hl.InputScalar(hl.Float(32))
+    offset = hl.InputScalar(hl.Float(32), allow_nonfinite=True)
+    output = hl.OutputBuffer(hl.UInt(8), 3)
+
+    def generate(g):
+        c = hl.Var("c")
+        r, gr, b = (hl.f32(g.input[i, x, y]) for i in range(3))
+        weights = [(0.393, 0.769, 0.189), (0.349, 0.686, 0.168), (0.272, 0.534, 0.131)]
+        toned = [hl.f32(wr) * r + hl.f32(wg) * gr + hl.f32(wb) * b for wr, wg, wb in weights]
+        sepia = hl.select(c == 0, toned[0], c == 1, toned[1], toned[2])
+        mixed = hl.f32(g.input[c, x, y]) * (1 - g.strength) + sepia * g.strength
+        # An offset of NaN gives 0 here (max then min of NaN is the bound).
+        g.output[c, x, y] = hl.u8(hl.clamp(mixed + g.offset, 0.0, 255.0))
+        g.strength.set_range(0.0, 1.0)
+        g.input.dim(0).set_bounds(0, 3)
+        g.output.output_buffer().dim(0).set_bounds(0, 3)
+        g.output.bound(c, 0, 3).unroll(c)
+        if g.target().has_gpu_feature():
+            xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+            g.output.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)

@@ -14,7 +14,7 @@ export const meta = Object.freeze({
   name: "stats",
   generator: "stats",
   function: "stats",
-  arguments: [{"dimensions": 2, "kind": "buffer", "name": "values", "output": false, "type": "int16"}, {"dimensions": 1, "kind": "buffer", "name": "weights", "output": false, "type": "float64"}, {"dimensions": 0, "kind": "scalar", "name": "offset", "output": false, "type": "int32"}, {"dimensions": 0, "kind": "scalar", "name": "negate", "output": false, "type": "bool"}, {"dimensions": 1, "kind": "buffer", "name": "row_sums", "output": true, "type": "float64"}, {"dimensions": 2, "kind": "buffer", "name": "shifted", "output": true, "type": "int32"}],
+  arguments: [{"axes": ["x", "y"], "constraints": [], "dimensions": 2, "kind": "buffer", "name": "values", "output": false, "type": "int16"}, {"axes": ["d0"], "constraints": [], "dimensions": 1, "kind": "buffer", "name": "weights", "output": false, "type": "float64"}, {"dimensions": 0, "kind": "scalar", "name": "offset", "output": false, "range": [null, null], "type": "int32"}, {"dimensions": 0, "kind": "scalar", "name": "negate", "output": false, "range": [null, null], "type": "bool"}, {"axes": ["y"], "constraints": [], "dimensions": 1, "kind": "buffer", "name": "row_sums", "output": true, "type": "float64"}, {"axes": ["x", "y"], "constraints": [], "dimensions": 2, "kind": "buffer", "name": "shifted", "output": true, "type": "int32"}],
   variants: [
     {
       name: "threads",
