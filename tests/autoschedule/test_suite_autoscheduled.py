@@ -55,8 +55,9 @@ def test_suite_pipeline_autoscheduled_matches_numpy(name, target, request):
         np.testing.assert_array_equal(out, expected)
 
 
-_DEMO_CASES = [pytest.param(d, marks=[pytest.mark.slow]) if d == "local_laplacian" else d
-               for d in DEMOS]
+# The larger demos compile for tens of seconds on a busy 2-core machine: slow.
+_DEMO_CASES = [pytest.param(d, marks=[pytest.mark.slow])
+               if d in ("unsharp", "bilateral_grid", "local_laplacian") else d for d in DEMOS]
 
 
 def _photo(name: str, color: str, size: tuple[int, int]) -> np.ndarray:

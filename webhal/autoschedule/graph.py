@@ -14,7 +14,7 @@ from fractions import Fraction
 from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir.function import Function
-from webhal.ir.visitor import calls, children
+from webhal.ir.visitor import calls, children, free_variables
 
 
 @dataclass(frozen=True)
@@ -120,11 +120,26 @@ def _walk_values(value, index_nodes: set[int]):
         stack.extend(children(n))
 
 
+def _unclamped(arg: ir.Expr, pure: list[str]) -> ir.Expr:
+    """The coordinate inside a boundary condition's clamp (min/max against bounds of no pure
+    Var): a clamped stencil is a stencil, not a gather."""
+    while True:
+        if isinstance(arg, ir.Cast) and arg.type.is_int_or_uint():
+            arg = arg.value
+        elif isinstance(arg, (ir.Min, ir.Max)):
+            sides = [e for e in (arg.a, arg.b)
+                     if any(v.name in pure and v.rdom is None for v in free_variables(e))]
+            if len(sides) != 1:
+                return arg
+            arg = sides[0]
+        else:
+            return arg
+
+
 def _coord(arg: ir.Expr, pure: list[str]) -> Coord:
     """Classify one coordinate of a call: `k * v + c`, or `k * ((k2 * v + c2) / d) + c` (an
     upsampling's read, bounded by a coordinate either side), or data-dependent."""
-    while isinstance(arg, ir.Cast) and arg.type.is_int_or_uint():
-        arg = arg.value
+    arg = _unclamped(arg, pure)
     terms, const = linear_form(arg)
     if not terms:
         return Coord("", Fraction(0), const, const)  # a constant coordinate

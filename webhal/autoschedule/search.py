@@ -78,14 +78,15 @@ def resolve(model: CostModel, order: list[Function], choices: dict[int, str]):
 
 # The largest expression inlining may build, in ops and loads: beyond it, compile time grows
 # and recursive passes (WGSL legalization) run out of stack, for little gain.
-MAX_INLINED_SIZE = 400
+MAX_INLINED_SIZE = 120
 
 
 def _too_large(model: CostModel, order, choices) -> bool:
     size: dict[int, float] = {}
     for fn in order:  # producers first
         node = model.nodes[id(fn)]
-        size[id(fn)] = node.ops + sum(
+        # a Func that indexes reads is inlined whatever its size (see graph.Node.feeds_index)
+        size[id(fn)] = 1.0 if node.feeds_index and choices[id(fn)] == INLINE else node.ops + sum(
             r.count * (size.get(id(r.producer), 1.0) if choices.get(id(r.producer)) == INLINE
                        else 1.0) for r in node.reads)
         own = node.ops + sum(r.count for r in node.reads)
@@ -131,6 +132,9 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
         choices = {k: (INLINE if model.nodes[k].feeds_index and model.nodes[k].inlinable
                        else ROOT) for k in choices}
         found = evaluate(model, order, choices)
+    if found is None:
+        choices = {k: ROOT for k in choices}
+        found = evaluate(model, order, choices)
     best_cost = found[0]
     for _ in range(passes):
         changed = False
@@ -138,7 +142,7 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
             node = model.nodes[id(fn)]
             if node.is_output:
                 continue
-            if node.feeds_index and node.inlinable:
+            if node.feeds_index and choices[id(fn)] == INLINE:
                 continue  # stays inlined (see graph.Node.feeds_index)
             options = [ROOT] + ([INLINE] if node.inlinable else []) + \
                 ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
