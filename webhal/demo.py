@@ -176,36 +176,40 @@ def _summary(checks, firefox=None) -> Table:
     firefox = firefox or {}
     browsers = "Chromium and Firefox" if firefox else "Chromium"
     table = Table(title=f"webhal demos in headless {browsers}, the photo at full size")
-    for column in ("demo", "size", "variant", "adapter", "median ms (min-max)",
+    for column in ("demo", "size", "variant", "adapter", "median ms\n(min-max)",
                    "threads / SIMD", "matches reference"):
-        table.add_column(column)
-    if firefox:
-        for column in ("Firefox adapter", "Firefox ms (min-max)", "Firefox matches"):
-            table.add_column(column)
+        table.add_column(column, no_wrap=column in ("variant", "median ms\n(min-max)"))
+    if firefox:  # Firefox's adapter is the caption's: one per browser, beside the table
+        table.add_column("Firefox ms\n(min-max)", no_wrap=True)
+        table.add_column("Firefox matches")
+        table.caption = f"Firefox's webgpu variant ran on {_webgpu_adapter(firefox)}"
     for done in checks:
         times = {v.variant: v.median_ms for v in done.variants}
         speedup = f"{times['simd'] / times['threads']:.2f}x" \
             if times.get("simd") and times.get("threads") else ""
         size = "x".join(map(str, done.input_shape[::-1]))
         for i, v in enumerate(done.variants):
-            ms = "" if v.median_ms is None else \
-                f"{v.median_ms:.2f} ({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
             verdict = "[green]yes[/green]" if v.ok else "[red]NO[/red]"
             row = [done.demo.title if i == 0 else "", size if i == 0 else "", v.variant,
-                   v.adapter, ms, speedup if v.variant == "threads" else "", verdict]
+                   v.adapter, _ms(v), speedup if v.variant == "threads" else "", verdict]
             if firefox:
                 row += _firefox_cells(firefox.get(done.demo.name), v.variant)
             table.add_row(*row)
     return table
 
 
+def _ms(v) -> str:
+    """The median, and the spread below it: narrow enough for both browsers' columns."""
+    if v.median_ms is None:
+        return ""
+    return f"{v.median_ms:.2f}\n({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
+
+
 def _firefox_cells(done, variant: str) -> list[str]:
     v = next((v for v in done.variants if v.variant == variant), None) if done else None
     if v is None:
-        return ["", "", "[red]not run[/red]"]
-    ms = "" if v.median_ms is None else \
-        f"{v.median_ms:.2f} ({v.spread_ms[0]:.2f}-{v.spread_ms[1]:.2f})"
-    return [v.adapter, ms, "[green]yes[/green]" if v.ok else "[red]NO[/red]"]
+        return ["", "[red]not run[/red]"]
+    return [_ms(v), "[green]yes[/green]" if v.ok else "[red]NO[/red]"]
 
 
 def _serve(out_root: str, port: int, console) -> int:

@@ -144,3 +144,22 @@ def test_the_picker_the_slider_and_an_image_of_ones_own_rerun_the_pipeline(
                           output_shapes={"output": image.shape})
         ok, _, message = subject.compare({"output": output})
         assert ok, f"{what}: {message}"
+
+
+def test_the_table_shows_firefoxs_times_beside_chromiums():
+    from rich.console import Console
+
+    from webhal import demo as command
+
+    def done(ms, adapter):
+        return demo_page.DemoCheck(demo_page.load("blur"), "", "", [demo_page.VariantCheck(
+            v, "", adapter if v == "webgpu" else "cpu", ms, (ms - 1, ms + 1), True)
+            for v in VARIANTS], (512, 512))
+
+    console = Console(record=True, width=120)
+    console.print(command._summary([done(45.75, "google swiftshader")],
+                                   {"blur": done(106.34, "lavapipe (Vulkan)")}))
+    text = console.export_text()
+    assert "Chromium and Firefox" in text and "Firefox ms" in text
+    assert "45.75" in text and "106.34" in text and "(105.34-107.34)" in text
+    assert "Firefox's webgpu variant ran on lavapipe (Vulkan)" in text
