@@ -187,9 +187,11 @@ def include_dir(impl: str, hl: ModuleType) -> str:
 
 def build_all(specs: Iterable[Spec], inputs: dict[str, list[np.ndarray]],
               implementations: dict[str, ModuleType], targets: list[str], *,
-              rebuild: bool = False, log: Callable[[str], None] = print) -> list[WasmBuild]:
+              rebuild: bool = False, log: Callable[[str], None] = print,
+              extra_sources: Iterable[Path] = ()) -> list[WasmBuild]:
     """Compile every static library (here, one after another: both compilers run in this
-    process) and link each with emcc (in parallel, one job per core)."""
+    process) and link each with emcc (in parallel, one job per core). `extra_sources`: files
+    that define `specs` besides suite.py (a change rebuilds)."""
     import time
 
     builds: list[WasmBuild] = []
@@ -198,7 +200,8 @@ def build_all(specs: Iterable[Spec], inputs: dict[str, list[np.ndarray]],
     (BUILD_ROOT / "package.json").write_text('{"type": "commonjs"}\n')
     digests = {impl: implementation_digest(impl, hl) for impl, hl in implementations.items()}
     common = hashlib.sha256(HARNESS.read_bytes() + (HERE / "suite.py").read_bytes()
-                            + (HERE / "wasm.py").read_bytes()).hexdigest()
+                            + (HERE / "wasm.py").read_bytes()
+                            + b"".join(Path(p).read_bytes() for p in extra_sources)).hexdigest()
     jobs = []
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         for spec in specs:
