@@ -199,6 +199,8 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
         for d in fn.definitions:
             for value in d.nodes():
                 for c in calls(value):
+                    if c.call_type not in (ir.CallType.HALIDE, ir.CallType.IMAGE):
+                        continue  # an intrinsic's arguments are values, not coordinates
                     for a in c.args:
                         for inner in calls(a, ir.CallType.HALIDE):
                             if id(inner.func) in nodes:

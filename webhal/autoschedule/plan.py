@@ -55,9 +55,18 @@ def _pow2_at_least(n: int, cap: int) -> int:
     return max(1, min(cap, 1 << max(0, math.ceil(math.log2(max(n, 1))))))
 
 
+def func_keys(order: list[Function]) -> dict[int, str]:
+    """How directives name each Function: its name, or "#i" (its index in `order`) where
+    several Funcs of the pipeline share the name."""
+    names = [fn.name for fn in order]
+    return {id(fn): fn.name if names.count(fn.name) == 1 else f"#{i}"
+            for i, fn in enumerate(order)}
+
+
 def directives(model: CostModel, order: list[Function], decision: Decision) -> list[Directive]:
     """The directives realizing `decision`, consumers first (as one reads a schedule)."""
     m = model.m
+    key = func_keys(order)
     out: list[Directive] = []
     strip_loops: dict[int, tuple[str, str]] = {}
     for fn in reversed(order):
@@ -68,18 +77,18 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
         if choice == INLINE or not fn.pure_args:
             continue
         if m.gpu:
-            out += _gpu_stage(fn, 0, fn.pure_args, region, node.is_output)
+            out += _gpu_stage(fn, key[id(fn)], 0, fn.pure_args, region, node.is_output)
             for i, d in enumerate(fn.updates):
                 pure = [x.name for x in reversed(d.schedule.dims) if x.is_pure]
                 pure = [p for p in fn.pure_args if p in pure]
                 if pure:
-                    out += _gpu_stage(fn, i + 1, pure, region, True)
+                    out += _gpu_stage(fn, key[id(fn)], i + 1, pure, region, True)
                 else:  # a scan over an RDom alone: serial, on purpose
-                    out.append(Directive(fn.name, i + 1).call("unscheduled"))
+                    out.append(Directive(key[id(fn)], i + 1).call("unscheduled"))
             continue
         lanes = vector_lanes(node, m)
         x = fn.pure_args[0]
-        d = Directive(fn.name, 0)
+        d = Directive(key[id(fn)], 0)
         if choice == ROOT:
             if not node.is_output:
                 d.call("compute_root")
@@ -96,7 +105,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                     d.call("parallel", Var(yo))
         else:
             root = next(r for r, g in decision.groups.items() if fid in g.members)
-            rname = model.nodes[root].fn.name
+            rname = key[root]
             yo, yi = strip_loops[root]
             if choice == SLIDE:
                 d.call("store_at", FuncRef(rname), Var(yo)).call("compute_at", FuncRef(rname),
@@ -110,7 +119,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             out.append(d)
         for i, upd in enumerate(fn.updates):
             names = [x.name for x in upd.schedule.dims if x.is_pure]
-            u = Directive(fn.name, i + 1)
+            u = Directive(key[id(fn)], i + 1)
             if len(fn.pure_args) > 1 and fn.pure_args[1] in names and m.threads > 1 and \
                     region[1][1] >= 4 * m.threads:
                 u.call("parallel", Var(fn.pure_args[1]))
@@ -122,11 +131,12 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
     return out
 
 
-def _gpu_stage(fn: Function, stage: int, pure: list[str], region, root: bool) -> list[Directive]:
+def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
+               root: bool) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
     whole 32-bit words), then gpu_tile over the first two pure Vars within 256 invocations
     and a third Var as a block loop."""
-    d = Directive(fn.name, stage)
+    d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
     taken = set(pure)
@@ -172,10 +182,10 @@ def source(plan: list[Directive], names: list[str], header: str) -> str:
     used = [d.func for d in plan] + [a.name for d in plan for _, args in d.calls for a in args
                                      if isinstance(a, FuncRef)]
     for name in dict.fromkeys(used):
-        ident = _identifier(name, taken)
+        index = name[1:] if name.startswith("#") else None
+        ident = _identifier(names[int(index)] if index else name, taken)
         funcs[name] = ident
-        key = repr(name) if names.count(name) == 1 else str(names.index(name))
-        lines.append(f"    {ident} = pipeline.get_func({key})")
+        lines.append(f"    {ident} = pipeline.get_func({index or repr(name)})")
     var_names = dict.fromkeys(a.name for d in plan for _, args in d.calls for a in args
                               if isinstance(a, Var))
     vars_ = {v: _identifier(v, taken) for v in var_names}
