@@ -52,18 +52,23 @@ def find_node() -> Tool:
     return Tool(name="node", path=path, version=version)
 
 
+def _override(variable: str, hint: str) -> str | None:
+    """The executable an environment variable names (CHROME_PATH, FIREFOX_PATH), or None when
+    it is unset. Raises ToolchainError when it names no executable file."""
+    path = os.environ.get(variable)
+    if path and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise ToolchainError(f"{variable}={path} is not an executable file",
+                             hint=f"fix or unset {variable}; otherwise: {hint}")
+    return path or None
+
+
 @cached
 def find_chromium() -> Tool:
     """The Chromium to drive: $CHROME_PATH, else the first of CHROMIUM_NAMES on PATH
     (Debian's /usr/bin/chromium is reached through PATH), else the newest Chromium that
     `python -m playwright install chromium` downloaded. Raises ToolchainError."""
-    override = os.environ.get("CHROME_PATH")
-    if override:
-        if not (os.path.isfile(override) and os.access(override, os.X_OK)):
-            raise ToolchainError(f"CHROME_PATH={override} is not an executable file",
-                                 hint=f"fix or unset CHROME_PATH; otherwise: {CHROMIUM_HINT}")
-        path = override
-    else:
+    path = _override("CHROME_PATH", CHROMIUM_HINT)
+    if path is None:
         path = next((p for p in map(shutil.which, CHROMIUM_NAMES) if p), None) or \
             _playwright_chromium()
         if path is None:
@@ -102,13 +107,8 @@ def find_playwright() -> Tool:
 def find_firefox() -> Tool:
     """The Firefox to drive: $FIREFOX_PATH, else the first of FIREFOX_NAMES on PATH (Debian's
     firefox-esr). Raises ToolchainError."""
-    override = os.environ.get("FIREFOX_PATH")
-    if override:
-        if not (os.path.isfile(override) and os.access(override, os.X_OK)):
-            raise ToolchainError(f"FIREFOX_PATH={override} is not an executable file",
-                                 hint=f"fix or unset FIREFOX_PATH; otherwise: {FIREFOX_HINT}")
-        path = override
-    else:
+    path = _override("FIREFOX_PATH", FIREFOX_HINT)
+    if path is None:
         path = next((p for p in map(shutil.which, FIREFOX_NAMES) if p), None)
         if path is None:
             raise ToolchainError("Firefox not found (FIREFOX_PATH is unset and none of "
