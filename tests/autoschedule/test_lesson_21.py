@@ -3,8 +3,7 @@ it: the generator file built twice from the command line (without an autoschedul
 Mullapudi2016 and the tutorial's parameters) into Python extension modules, then the lesson's
 run script, from a folder outside the project with only its import changed.
 
-The lesson's files are read from a checkout of Halide's repository: $HALIDE_REPO (a work tree
-or a bare git directory), else the mirror this project's machines keep.
+The lesson's files come from tests/halide_sources.py ($HALIDE_SOURCE).
 """
 
 from __future__ import annotations
@@ -18,25 +17,13 @@ from pathlib import Path
 
 import pytest
 
-MIRROR = "/work/.mirror/halide+Halide/repo"
+from tests import halide_sources
+
 LESSON = "python_bindings/tutorial/lesson_21_auto_scheduler_{}.py"
 PARAMS = ["autoscheduler=Mullapudi2016", "autoscheduler.parallelism=32",
           "autoscheduler.last_level_cache_size=16777216", "autoscheduler.balance=40"]
 
 pytestmark = pytest.mark.slow
-
-
-def _lesson(part: str) -> str:
-    repo = os.environ.get("HALIDE_REPO", MIRROR)
-    path = Path(repo) / LESSON.format(part)
-    if path.exists():
-        return path.read_text()
-    done = subprocess.run(["git", "-C", repo, "show", f"HEAD:{LESSON.format(part)}"],
-                          capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"Halide's tutorials are not here: set HALIDE_REPO to a checkout of "
-                    f"github.com/halide/Halide ({done.stderr.strip()[:100]})")
-    return done.stdout
 
 
 def _extension(out: Path, name: str) -> None:
@@ -49,7 +36,8 @@ def _extension(out: Path, name: str) -> None:
 
 def test_lesson_21_runs(tmp_path):
     for part in ("generate", "run"):
-        text = _lesson(part).replace("import halide as hl", "import webhal as hl")
+        text = halide_sources.read(LESSON.format(part))
+        text = text.replace("import halide as hl", "import webhal as hl")
         (tmp_path / f"lesson_21_{part}.py").write_text(text)
     out = tmp_path / "out"
     for name, params in (("auto_schedule_false", []), ("auto_schedule_true", PARAMS)):

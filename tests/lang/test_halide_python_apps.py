@@ -10,8 +10,7 @@ beside the same files run by PyPI halide:
   Halide's addconstant_test.py and bit_test.py on webhal's modules, and blur_app.py and
   identity_app.py as scripts (blur's output picture compared with Halide's).
 
-The Halide sources come from $HALIDE_SOURCE (a checkout, or a bare clone read with git show),
-by default this machine's mirror.
+The Halide sources come from tests/halide_sources.py ($HALIDE_SOURCE).
 """
 
 from __future__ import annotations
@@ -28,13 +27,13 @@ import numpy as np
 import pytest
 
 import webhal
+from tests import halide_sources
 from tests.halide_peer import require
 
 halide, = require("halide")
 
 pytestmark = pytest.mark.halide
 
-SOURCE = os.environ.get("HALIDE_SOURCE", "/work/.mirror/halide+Halide/repo")
 FILES = [f"python_bindings/apps/{n}" for n in (
     "blur_app.py", "blur_generator.py", "identity_app.py", "identity_generator.py",
     "bilateral_grid_generator.py", "interpolate_generator.py",
@@ -54,27 +53,15 @@ COMPLEX_PARAMS = {"simple_input.type": "uint8", "tuple_output.type": "float32,fl
                   "untyped_buffer_output.dim": "3"}
 
 
-def _read(path: str) -> str:
-    if os.path.isfile(os.path.join(SOURCE, path)):
-        return Path(SOURCE, path).read_text()
-    return subprocess.run(["git", "-C", SOURCE, "show", f"HEAD:{path}"], check=True,
-                          capture_output=True, text=True).stdout
-
-
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> Path:
     """<tmp>/halide and <tmp>/webhal: the files, the second with only the import changed."""
-    if not os.path.exists(SOURCE):
-        message = (f"no Halide sources at {SOURCE}: set HALIDE_SOURCE to a Halide checkout "
-                   "(git clone https://github.com/halide/Halide)")
-        if os.environ.get("WEBHAL_EXPECT_ALL", "") not in ("", "0"):
-            pytest.fail(message)
-        pytest.skip(message)
+    halide_sources.require()
     root = tmp_path_factory.mktemp("halide_apps")
     for lib in LIBS:
         (root / lib).mkdir()
     for path in FILES:
-        text = _read(path)
+        text = halide_sources.read(path)
         name = os.path.basename(path)
         (root / "halide" / name).write_text(text)
         changed = text.replace("import halide as hl", "import webhal as hl") \
