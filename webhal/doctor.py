@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, replace
 
 from webhal.errors import ToolchainError
 from webhal.runners.browser import webgpu_adapter_info
+from webhal.runners.firefox import firefox_adapter_info
 from webhal.runners.node import dawn_adapter_info
 from webhal.toolchain import (
     AdapterInfo,
@@ -32,6 +33,7 @@ from webhal.toolchain import (
     wgpu_adapter_info,
 )
 from webhal.toolchain.cache import cached
+from webhal.toolchain.hosts import find_firefox, find_puppeteer
 from webhal.toolchain.install import fix
 from webhal.toolchain.process import run_tool
 from webhal.toolchain.wasm import WASM_TRIPLE
@@ -45,6 +47,7 @@ CAPABILITIES = {
     "Vulkan": "run SPIR-V kernels natively (PyPI vulkan on the system's Vulkan loader)",
     "Node + Dawn": "run bundles with WebGPU under Node (dawn.node)",
     "browser tests": "run bundles and demos in headless Chromium with WebGPU (Playwright)",
+    "Firefox tests": "run bundles and demos in headless Firefox with WebGPU (puppeteer-core)",
 }
 # What `webhal build` needs. The others are runtimes to run and test packages on: doctor warns
 # when one is missing and fails only for these (or for any with --all).
@@ -113,13 +116,15 @@ def _check_wgpu_adapter() -> CheckResult:
 
 
 def _check_dawn_adapter() -> CheckResult:
-
     return _from_adapter(dawn_adapter_info())
 
 
 def _check_chromium_adapter() -> CheckResult:
-
     return _from_adapter(webgpu_adapter_info())
+
+
+def _check_firefox_adapter() -> CheckResult:
+    return _from_adapter(firefox_adapter_info())
 
 
 # Asked in a child process, as wgpu's adapter is: a driver crash must not take doctor with it.
@@ -187,6 +192,9 @@ CHECKS: tuple[Check, ...] = (
     Check("chromium", "browser tests", lambda: _from_tool(find_chromium())),
     Check("playwright", "browser tests", lambda: _from_tool(find_playwright())),
     Check("chromium adapter", "browser tests", _check_chromium_adapter),
+    Check("firefox", "Firefox tests", lambda: _from_tool(find_firefox())),
+    Check("puppeteer-core", "Firefox tests", lambda: _from_tool(find_puppeteer())),
+    Check("firefox adapter", "Firefox tests", _check_firefox_adapter),
 )
 
 

@@ -53,6 +53,7 @@ def test_doctor_json_reports_every_adapter(chromium, dawn_node, wgpu_adapter, em
     assert adapters["dawn.node"]["architecture"] == "swiftshader"
     # No GPU in CI: wgpu-py runs on Mesa's lavapipe, which calls itself llvmpipe.
     assert "llvmpipe" in adapters["wgpu-py"]["device"]
+    assert "firefox" in adapters  # Firefox names no adapter; doctor names its Vulkan driver
     components = {c["component"]: c for c in report["components"]}
     assert components["emcc"]["version"] == emscripten.version_string
 
@@ -129,3 +130,18 @@ def test_a_missing_linker_is_an_error_and_a_missing_runtime_a_warning(monkeypatc
     assert doctor.main(console=console) == 1
     text = console.export_text()
     assert "  emcc: install emcc" in text and "(optional" not in text
+
+
+def test_a_missing_firefox_is_a_warning_with_its_hint(tmp_path, monkeypatch):
+    monkeypatch.setenv("FIREFOX_PATH", str(tmp_path / "no-firefox"))
+    clear_caches()
+    try:
+        results = doctor.run_checks(tuple(c for c in doctor.CHECKS
+                                          if c.enables == "Firefox tests"))
+    finally:
+        clear_caches()
+    firefox = next(r for r in results if r.component == "firefox")
+    assert not firefox.ok and "FIREFOX_PATH" in firefox.error
+    assert "apt-get install firefox-esr" in firefox.hint
+    assert doctor.missing_capabilities(results, doctor.CORE) == []  # building still works
+    assert not doctor.all_required_ok(results)
