@@ -115,6 +115,21 @@ function controls() {
   };
 }
 
+// What create() with no options takes on this page and why (p.reason): the variant a page
+// that forces none gets, which the picker's forced variants do not show.
+async function automatic() {
+  try {
+    const p = await create();
+    $('chosen').textContent = `create() takes ${p.variant} here: ${p.reason}`;
+    const chosen = { variant: p.variant, reason: p.reason };
+    await p.dispose();
+    return chosen;
+  } catch (e) {
+    $('chosen').textContent = `create() fails here: ${e.message}`;
+    return { error: String(e.message) };
+  }
+}
+
 // Every variant on the photo, for `webhal demo`'s headless run: outputs, times, adapters.
 async function check() {
   const results = {};
@@ -134,7 +149,7 @@ async function check() {
     await show(first.name);
   }
   return { input: { shape: input.shape, data: toBase64(input.data) }, variants: results,
-           userAgent: navigator.userAgent, isolated: self.crossOriginIsolated };
+           automatic: await automatic(), userAgent: navigator.userAgent, isolated: self.crossOriginIsolated };
 }
 
 controls();
@@ -143,5 +158,6 @@ await setImage(await response.blob());
 if (new URLSearchParams(location.search).has('check')) {
   window.webhalResult = await check().catch((e) => ({ error: String(e && e.stack || e) }));
 } else {
+  await automatic();
   await queue(() => show(meta.variants[0].name));
 }

@@ -67,6 +67,8 @@ class DemoCheck:
     screenshot: str
     variants: list[VariantCheck] = field(default_factory=list)
     input_shape: tuple = ()
+    # What create() with no options took on the page: {variant, reason} or {error}.
+    automatic: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -140,6 +142,7 @@ def check(demo: Demo, page: str, out_root: str, runner, *,
     done = DemoCheck(demo, page, screenshot)
     image = _decoded(result["input"])
     done.input_shape = image.shape
+    done.automatic = result.get("automatic") or {}
     shape = tuple(e - demo.margin if i >= image.ndim - 2 else e
                   for i, e in enumerate(image.shape))
     inputs = {"input": image, **{k: v["default"] for k, v in demo.scalars.items()}}

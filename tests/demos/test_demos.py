@@ -34,6 +34,10 @@ def test_every_variant_matches_the_reference_in_chromium(name, out_root, emscrip
         assert v.ok, f"{name} {v.variant}: {v.message}"
         assert v.median_ms > 0
     assert done.variants[0].adapter == "google swiftshader"
+    # Left to choose, the page skips SwiftShader (slower than wasm) for the threads variant:
+    # `webhal serve` isolates the page.
+    assert done.automatic.get("variant") == "threads", done.automatic
+    assert "webgpu skipped: software adapter" in done.automatic["reason"]
     from PIL import Image
 
     shot = np.asarray(Image.open(done.screenshot).convert("L"), dtype=np.float64)
