@@ -23,6 +23,7 @@ from webhal.autoschedule.plan import Directive, apply, directives, source
 from webhal.autoschedule.regions import check_input_estimates, output_region, regions
 from webhal.autoschedule.search import Decision, search
 from webhal.autoschedule.targets import Machine, machine_for
+from webhal.autoschedule.tune import tune_count
 from webhal.errors import CompileError, SourceLocation
 from webhal.target import Target
 
@@ -37,6 +38,8 @@ PARAMETERS = {
     "last_level_cache_size": "bytes of cache a worker's intermediates should fit in",
     "balance": "cost of moving one byte relative to one arithmetic op, times 10 "
                "(Mullapudi2016's balance)",
+    "tune": "measure the model's N best candidates on the target's runtime and keep the "
+            "fastest, cached by pipeline, target and sizes (see webhal.autoschedule.tune)",
 }
 
 
@@ -125,8 +128,44 @@ def autoschedule(functions, outputs, images: dict, target: Target, name: str,
     plan = directives(model, functions, decision)
     header = (f"# Schedule chosen by webhal's autoscheduler ({asked}) for target "
               f"{target}, machine {machine.name}: modelled {decision.cost / 1e6:.3f} ms.")
+    count = tune_count(extra, where)
+    if count:
+        plan, decision, note = _tuned(model, functions, outputs, images, target,
+                                      [out_regions[id(o)] for o in outputs], decision, count,
+                                      extra, where)
+        header += "\n" + note
     text = source(plan, [f.name for f in functions], header)
     return Autoschedule(plan, decision, machine, text, time.perf_counter() - start, extra)
+
+
+def _tuned(model, functions, outputs, images, target, out_regions, decision, count, extra,
+           where) -> tuple[list[Directive], Decision, str]:
+    """tune=N: the fastest of the model's first `count` distinct candidates on the target's
+    runtime (tune.py), with a comment line saying what was measured or taken from the cache."""
+    from webhal.autoschedule.search import alternatives
+    from webhal.autoschedule.tune import plan_key, tune
+    from webhal.lower import gather_inputs
+    candidates, seen = [], set()
+    for d in alternatives(model, functions, decision):
+        plan = directives(model, functions, d)
+        k = plan_key(plan)
+        if k not in seen:
+            seen.add(k)
+            candidates.append((plan, d))
+        if len(candidates) == count:
+            break
+    _, params = gather_inputs(functions)
+    chosen, info = tune(candidates, functions, outputs, images, params, target, out_regions,
+                        extra, where)
+    plan, d = candidates[chosen]
+    times = ", ".join("failed" if t is None else f"{t:.3f}" for t in info["times_ms"])
+    how = f"from the cache {info['cached']}" if "cached" in info else "measured now"
+    what = f"knobs {d.knobs}" if d.knobs else ("the model's pick" if chosen == 0 else
+                                                f"modelled {d.cost / 1e6:.3f} ms")
+    note = (f"# Tuned (tune={count}, {how}): candidate {chosen} of {len(candidates)} "
+            f"({what}); median ms per candidate: {times}.")
+    extra["tuned"] = info
+    return plan, d, note
 
 
 __all__ = ["ALIASES", "NAME", "NAMES", "Autoschedule", "apply", "autoschedule",

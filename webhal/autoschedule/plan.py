@@ -77,16 +77,17 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
         if choice == INLINE or not fn.pure_args:
             continue
         if m.gpu:
-            out += _gpu_stage(fn, key[id(fn)], 0, fn.pure_args, region, node.is_output)
+            tile = decision.knobs.get("tile", (16, 16))
+            out += _gpu_stage(fn, key[id(fn)], 0, fn.pure_args, region, node.is_output, tile)
             for i, d in enumerate(fn.updates):
                 pure = [x.name for x in reversed(d.schedule.dims) if x.is_pure]
                 pure = [p for p in fn.pure_args if p in pure]
                 if pure:
-                    out += _gpu_stage(fn, key[id(fn)], i + 1, pure, region, True)
+                    out += _gpu_stage(fn, key[id(fn)], i + 1, pure, region, True, tile)
                 else:  # a scan over an RDom alone: serial, on purpose
                     out.append(Directive(key[id(fn)], i + 1).call("unscheduled"))
             continue
-        lanes = vector_lanes(node, m)
+        lanes = vector_lanes(node, m) * decision.knobs.get("lanes", 1)
         x = fn.pure_args[0]
         d = Directive(key[id(fn)], 0)
         if choice == ROOT:
@@ -132,10 +133,10 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
 
 
 def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
-               root: bool) -> list[Directive]:
+               root: bool, tile: tuple[int, int] = (16, 16)) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
-    whole 32-bit words), then gpu_tile over the first two pure Vars within 256 invocations
-    and a third Var as a block loop."""
+    whole 32-bit words), then gpu_tile over the first two pure Vars within `tile` (x, y
+    invocations, at most 256: WebGPU's default limit) and a third Var as a block loop."""
     d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
@@ -151,15 +152,15 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
         width = -(-width // pack)
     if len(pure) >= 2:
         y = pure[1]
-        tx = _pow2_at_least(width, 16)
-        ty = _pow2_at_least(extent.get(y, 1), 256 // tx)
+        tx = _pow2_at_least(width, tile[0])
+        ty = _pow2_at_least(extent.get(y, 1), (tile[0] * tile[1]) // tx)
         xo, yo, xi, yi = (_fresh(n, taken) for n in (f"{x}o", f"{y}o", f"{x}i", f"{y}i"))
         d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty)
         if len(pure) >= 3:
             d.call("gpu_blocks", Var(pure[2]))
     else:
         xo, xi = _fresh(f"{x}o", taken), _fresh(f"{x}i", taken)
-        d.call("gpu_tile", Var(x), Var(xo), Var(xi), _pow2_at_least(width, 64))
+        d.call("gpu_tile", Var(x), Var(xo), Var(xi), _pow2_at_least(width, 64 * tile[0] // 16))
     return [d]
 
 

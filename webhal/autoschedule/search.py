@@ -11,7 +11,7 @@ of the same Vars, so the halo a strip needs is a number of rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, Group
 from webhal.ir.function import Function
@@ -28,6 +28,9 @@ class Decision:
     rows: dict[int, int]
     groups: dict[int, Group]
     cost: float
+    # what the cost model does not rank, for measured tuning to vary (see plan.directives):
+    # "lanes" (a multiple of the vector lanes), "tile" ((x, y) invocations of a GPU tile)
+    knobs: dict = field(default_factory=dict)
 
 
 def _site(fid, model: CostModel, choices, site_of) -> tuple[int | None, int]:
@@ -95,7 +98,10 @@ def _too_large(model: CostModel, order, choices) -> bool:
     return False
 
 
-def evaluate(model: CostModel, order, choices) -> tuple[float, dict[int, int], dict] | None:
+def evaluate(model: CostModel, order, choices, forced_rows: dict[int, int] | None = None
+             ) -> tuple[float, dict[int, int], dict] | None:
+    """(modelled ns, strip rows per group root, groups) of `choices`, each group's rows the
+    model's best unless `forced_rows` gives them; None where the choices are not valid."""
     groups = resolve(model, order, choices)
     if groups is None or _too_large(model, order, choices):
         return None
@@ -103,6 +109,8 @@ def evaluate(model: CostModel, order, choices) -> tuple[float, dict[int, int], d
     for gid, g in groups.items():
         best = None
         candidates = (0,) if model.m.gpu or len(model.regions[gid]) < 2 else ROWS
+        if forced_rows and gid in forced_rows:
+            candidates = (forced_rows[gid],)
         for r in candidates:
             if r and r >= model.regions[gid][1][1]:
                 continue
@@ -158,3 +166,45 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
             break
     cost, rows, groups = evaluate(model, order, choices)
     return Decision(choices, rows, groups, cost)
+
+
+# Variants measured tuning may try beside the model's pick: vectors twice as wide on the CPU
+# (more independent work per loop iteration), other GPU tile shapes of at most 256
+# invocations. The model does not rank these, so they come right after the pick.
+CPU_KNOBS = ({"lanes": 2},)
+GPU_KNOBS = ({"tile": (32, 8)}, {"tile": (8, 8)}, {"tile": (64, 4)}, {"tile": (8, 32)})
+
+
+def alternatives(model: CostModel, order: list[Function], best: Decision) -> list[Decision]:
+    """Decisions near `best`, by modelled cost (best itself first): `best` with another
+    knob, each single Func's other valid choice, each group's strips half or twice as tall.
+    Measured tuning (tune.py) runs the first few and keeps the fastest."""
+    out = [best]
+    knobs = GPU_KNOBS if model.m.gpu else CPU_KNOBS
+    for k, knob in enumerate(knobs):
+        out.append(Decision(best.choices, best.rows, best.groups, best.cost * (1 + 1e-6 * (k + 1)),
+                            dict(knob)))
+    others = []
+    for fn in reversed(order):
+        node = model.nodes[id(fn)]
+        if node.is_output or (node.feeds_index and best.choices[id(fn)] == INLINE):
+            continue
+        options = [ROOT] + ([INLINE] if node.inlinable else []) + \
+            ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
+        for option in options:
+            if option == best.choices[id(fn)]:
+                continue
+            trial = dict(best.choices)
+            trial[id(fn)] = option
+            got = evaluate(model, order, trial)
+            if got is not None:
+                others.append(Decision(trial, got[1], got[2], got[0]))
+    for gid, rows in best.rows.items():
+        height = model.regions[gid][1][1] if len(model.regions[gid]) > 1 else 1
+        for r in (rows // 2, rows * 2):
+            if rows and r in ROWS and r < height:
+                got = evaluate(model, order, best.choices, {**best.rows, gid: r})
+                if got is not None:
+                    others.append(Decision(best.choices, got[1], got[2], got[0]))
+    others.sort(key=lambda d: d.cost)
+    return out + others
