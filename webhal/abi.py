@@ -360,6 +360,22 @@ def gpu_args_bytes(scalars: int) -> int:
     return max(1, rows) * GPU_ARGS_ALIGNMENT
 
 
+# -- the profiler (target feature `profile`, webhal/passes/profiling.py) -----------------------
+
+# int32_t name(void *user_context, params...), each returning 0. The runtime keeps, per thread,
+# the Func being computed and since when; each call charges the time since the last call to it.
+# Func id 0 is the pipeline's overhead, ids 1.. the Funcs named in pipeline_start's `funcs`
+# (comma-separated, in that order).
+PROFILER_FUNCTIONS = {
+    "webhal_profiler_pipeline_start": (("pipeline", "string"), ("funcs", "string")),
+    "webhal_profiler_pipeline_end": (),
+    "webhal_profiler_set_current_func": (("func", "int32"),),
+    "webhal_profiler_parallel_start": (),
+    "webhal_profiler_parallel_end": (),
+    "webhal_profiler_task_start": (("func", "int32"),),
+    "webhal_profiler_task_end": (),
+}
+
 # -- the C header ----------------------------------------------------------------------------------
 
 HEADER_PATH = pathlib.Path(__file__).parent / "include" / "HalideRuntime.h"

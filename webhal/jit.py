@@ -130,8 +130,11 @@ def argument_values(pipeline, buffers, where) -> list:
 
 
 def realize_compiled(pipeline, buffers, target, where, definitions: tuple | None = None) -> None:
-    compiled, _ = compile_jit(pipeline, target, definitions=definitions)
+    compiled, lowered = compile_jit(pipeline, target, definitions=definitions)
     call(compiled, argument_values(pipeline, buffers, where), where)
+    if target.has_feature("profile"):
+        from webhal.runtime.profiler import print_report
+        print_report(lowered.outputs[0].name)
 
 
 def runner(lowered):

@@ -32,6 +32,7 @@ from webhal.passes import (
     offload_gpu_loops,
     pack_mask_bits,
     partition_loops,
+    profiling,
     remove_dead_producers,
     schedule_functions,
     simplify,
@@ -61,6 +62,7 @@ PASSES = [
     ("simplify", simplify.run),
     ("pack mask bits", pack_mask_bits.run),
     ("find intrinsics", find_intrinsics.run),
+    ("profiling", profiling.run),
     ("offload GPU loops", offload_gpu_loops.run),
 ]
 

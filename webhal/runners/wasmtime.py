@@ -127,6 +127,8 @@ class WasmPipeline:
             return self._gpu_function(name)
         if name == abi.PRINT_FUNCTION:
             return self._print
+        if name in abi.PROFILER_FUNCTIONS:
+            return self._profiler_function(name)
         if name == abi.REQUIREMENT_FUNCTION:
             return self._requirement
         if name in ("memset", "memcpy", "memmove"):  # LLVM turns fill and copy loops into these
@@ -173,6 +175,15 @@ class WasmPipeline:
         return dst
 
     _memcpy = _memmove
+
+    def _profiler_function(self, name: str):
+        """A webhal_profiler_* import, answered by the process's Profiler."""
+        from webhal.runtime.profiler import PROFILER
+        method = getattr(PROFILER, name.removeprefix("webhal_profiler_"))
+        strings = [i for i, (_, kind) in enumerate(abi.PROFILER_FUNCTIONS[name])
+                   if kind == "string"]
+        return lambda uc, *args: method(*(self.heap.string(a) if i in strings else a
+                                          for i, a in enumerate(args)))
 
     def _gpu_function(self, name: str):
         return lambda uc, *args: gpu_calls.call(self.gpu, name, args, self._report)

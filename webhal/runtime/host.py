@@ -111,6 +111,18 @@ _REQUIREMENT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p
 _PRINT = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
                           ctypes.c_void_p)(_print)
 
+def _profiler_callback(name: str):
+    """A webhal_profiler_* call answered by the process's Profiler (strings read as C's)."""
+    from webhal.runtime.profiler import PROFILER
+    method = getattr(PROFILER, name.removeprefix("webhal_profiler_"))
+    strings = [i for i, (_, kind) in enumerate(abi.PROFILER_FUNCTIONS[name]) if kind == "string"]
+
+    def fn(uc, *args):
+        return method(*(_cstr(a) if i in strings else a for i, a in enumerate(args)))
+    return _prototype(abi.PROFILER_FUNCTIONS[name])(fn)
+
+
 CALLBACKS = {abi.PRINT_FUNCTION: _PRINT, abi.REQUIREMENT_FUNCTION: _REQUIREMENT,
+             **{name: _profiler_callback(name) for name in abi.PROFILER_FUNCTIONS},
 **{name: _gpu_callback(name) for name in abi.GPU_CALLS},
              **{name: _error_callback(name) for name in abi.ERROR_FUNCTIONS}}
