@@ -111,7 +111,8 @@ class HostPipeline:
         argtypes = [ctypes.c_void_p if a.is_buffer else scalar_ctype(a.type)
                     for a in self.arguments]
         self.function = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
-        self.gpu = device_runtime(compiled.device, HostMemory())
+        self.gpu = device_runtime(compiled.device, HostMemory(),
+                                  profile=module.target.has_feature("profile"))
         self._buffer_positions = [i for i, a in enumerate(self.arguments) if a.is_buffer]
         self._buffer_slots = list(enumerate(self._buffer_positions))  # (slot, position)
         self._scalar_positions = [i for i, a in enumerate(self.arguments) if not a.is_buffer]

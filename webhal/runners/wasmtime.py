@@ -110,7 +110,8 @@ class WasmPipeline:
         self.heap = WasmHeap(self.store, exports["memory"],
                              exports["__heap_base"].value(self.store))
         self.entry = exports[module.name]
-        self.gpu = device_runtime(compiled.device, _WasmMemory(self.heap))
+        self.gpu = device_runtime(compiled.device, _WasmMemory(self.heap),
+                                  profile=target.has_feature("profile"))
 
     def _import(self, name: str):
         if name in _HALF:

@@ -7,15 +7,16 @@ from __future__ import annotations
 from webhal.ir.schedule import DeviceAPI
 
 
-def device_runtime(device: dict, memory):
+def device_runtime(device: dict, memory, profile: bool = False):
     """The runtime for a compiled pipeline's device code (codegen.Compiled.device), or None
-    when it has no kernels. `memory` reads and writes the host side of buffers."""
+    when it has no kernels. `memory` reads and writes the host side of buffers; `profile` (the
+    target's feature) times kernels and copies into the profiler."""
     if DeviceAPI.WebGPU in device:
         from webhal.runtime.webgpu import WebGPURuntime
-        return WebGPURuntime(*device[DeviceAPI.WebGPU], memory)
+        return WebGPURuntime(*device[DeviceAPI.WebGPU], memory, profile=profile)
     if DeviceAPI.Vulkan in device:
         from webhal.runtime.vulkan import VulkanRuntime
-        return VulkanRuntime(*device[DeviceAPI.Vulkan], memory)
+        return VulkanRuntime(*device[DeviceAPI.Vulkan], memory, profile=profile)
     return None
 
 

@@ -258,6 +258,8 @@ def format_report(p: PipelineStats) -> str:
         threads = p.task_ns / p.parallel_ns if p.parallel_ns else 1.0
         out.append(f" average threads used: {threads:f}\n")
     out.append(" heap allocations: not tracked by webhal\n")
+    if p.kernels:
+        out.append(f" gpu kernels timed by: {p.kernel_timing}\n")
     rows = [(n, t) for n, t in zip([OVERHEAD, *p.funcs], p.ns) if n != OVERHEAD or t]
     extra = [name for name in p.kernels] + [b for per in p.copies.values() for b in per]
     width = max([23, *(len(n) for n, _ in rows), *(len(n) for n in extra)])
@@ -277,7 +279,7 @@ def format_report(p: PipelineStats) -> str:
         out.append(section("funcs", sum(p.ns)))
     out += [entry(n, t) for n, t in rows]
     if p.kernels:
-        out.append(section(f"gpu kernels, {p.kernel_timing}",
+        out.append(section("gpu kernels",
                            sum(t for t, _ in p.kernels.values())))
         out += [entry(n, t) for n, (t, _) in p.kernels.items()]
     for direction in ("to device", "to host"):

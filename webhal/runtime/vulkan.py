@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from webhal import abi
 from webhal.errors import CompileError, HalideError
+from webhal.runtime.profiler import PROFILER
 from webhal.runtime.webgpu import HostMemory
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
@@ -597,7 +598,10 @@ class Kernel:
 
 class VulkanRuntime:
     """Runs one pipeline's kernels (binary SPIR-V and its manifest). `memory` has
-    read(address, nbytes) -> bytes and write(address, data)."""
+    read(address, nbytes) -> bytes and write(address, data). With `profile` (the target's
+    feature), each dispatch is waited for and its time added to the profiler: from timestamp
+    queries where the queue has timestamps, else from the wall clock (submission to fence); the
+    host's part of uploads and each readback are timed as copies."""
 
     API = "Vulkan"  # names the runtime in its errors
 
@@ -605,8 +609,9 @@ class VulkanRuntime:
     # integrated GPUs) rather than through the staging buffer; tests turn it off.
     map_device_buffers = True
 
-    def __init__(self, spirv: bytes, manifest: dict, memory):
-        self._closed = True  # until every object below exists (close() then has nothing to do)
+    def __init__(self, spirv: bytes, manifest: dict, memory, profile: bool = False):
+        self._closed = True
+        self.profile, self.query_pool = profile, None  # until every object below exists (close() then has nothing to do)
         self.ctx = context()
         self.vk = self.ctx.vk
         self.spirv, self.manifest, self.memory = bytes(spirv), manifest, memory
@@ -625,6 +630,8 @@ class VulkanRuntime:
         self.module = self._shader_module()
         self.pipelines = [self._kernel(k) for k in self.kernels]
         self._commands()
+        if profile:
+            self._timestamps()
         self._closed = False
 
     # -- set-up ----------------------------------------------------------------------------
@@ -735,6 +742,28 @@ class VulkanRuntime:
         self.command_buffer = buffers[0]
         self.fence = call(vk.vkCreateFence, device, vk.VkFenceCreateInfo(), None)
 
+    def _timestamps(self) -> None:
+        """A query pool of two timestamps, where the device's compute queue has them."""
+        vk = self.vk
+        limits = vk.vkGetPhysicalDeviceProperties(self.ctx.physical).limits
+        family = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.ctx.physical)[
+            self.ctx.queue_family]
+        if not family.timestampValidBits or limits.timestampPeriod <= 0:
+            return
+        self.timestamp_period = limits.timestampPeriod  # ns per tick
+        self.query_pool = call(vk.vkCreateQueryPool, self.ctx.device, vk.VkQueryPoolCreateInfo(
+            queryType=vk.VK_QUERY_TYPE_TIMESTAMP, queryCount=2), None)
+
+    def _kernel_ns(self, start: int) -> tuple[int, str]:
+        """The last dispatch's time (after _finish) and how it was taken."""
+        if self.query_pool is None:
+            return time.perf_counter_ns() - start, "wall clock per dispatch (no timestamps)"
+        vk = self.vk
+        data = vk.ffi.new("uint64_t[2]")
+        call(vk.vkGetQueryPoolResults, self.ctx.device, self.query_pool, 0, 2, 16, data, 8,
+             vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+        return int((data[1] - data[0]) * self.timestamp_period), "timestamp queries"
+
     # -- the calls host code makes -------------------------------------------------------------
 
     def buffer(self, buffer_id: int, host, nbytes: int, host_current: int) -> int:
@@ -764,6 +793,7 @@ class VulkanRuntime:
         if not b.device_newer:
             return 0
         self._finish()
+        start = time.perf_counter_ns()
         if self._mapped(b):
             self._read_mapped(b.region.block.address + b.region.offset, b)
         else:
@@ -777,6 +807,9 @@ class VulkanRuntime:
             self._finish()
             self._read_mapped(staging.region.block.address + staging.region.offset, b)
         b.device_newer = False
+        if self.profile:
+            PROFILER.copy("to host", self.by_id[buffer_id].get("name", f"buffer {buffer_id}"),
+                          time.perf_counter_ns() - start)
         return 0
 
     def run(self, kernel: int, gx: int, gy: int, gz: int, args: bytes) -> int:
@@ -792,15 +825,32 @@ class VulkanRuntime:
         bound = [self.buffers[bid] for bid in k.ids]
         self._finish()
         cmd = self._begin()
+        uploads = [b for b in bound if b.host_newer]
+        start = time.perf_counter_ns()
         self._upload(cmd, bound)
+        if self.profile and uploads:
+            names = ", ".join(self.by_id[bid].get("name", f"buffer {bid}") for bid in k.ids
+                              if self.buffers[bid] in uploads)
+            PROFILER.copy("to device", names, time.perf_counter_ns() - start)
         descriptor_set = self._descriptor_set(kernel, bound)
         push = bytes(args[:k.push_bytes]).ljust(k.push_bytes, b"\0")
+        if self.query_pool is not None:
+            self.vk.vkCmdResetQueryPool(cmd, self.query_pool, 0, 2)
+            self.vk.vkCmdWriteTimestamp(cmd, self.vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                        self.query_pool, 0)
         self._dispatch(cmd, k, descriptor_set, push, (gx, gy, gz))
+        if self.query_pool is not None:
+            self.vk.vkCmdWriteTimestamp(cmd, self.vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                                        self.query_pool, 1)
         # Make the kernel's writes visible to host reads of mapped memory (copy_to_host).
         self._barrier(cmd, self.vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       self.vk.VK_ACCESS_SHADER_WRITE_BIT, self.vk.VK_PIPELINE_STAGE_HOST_BIT,
                       self.vk.VK_ACCESS_HOST_READ_BIT)
+        start = time.perf_counter_ns()
         self._submit(cmd)
+        if self.profile:
+            self._finish()
+            PROFILER.kernel(k.name, *self._kernel_ns(start))
         if kernel == 0:
             self.launches.clear()
         self.launches.append((kernel, descriptor_set, (gx, gy, gz), push))
@@ -846,6 +896,8 @@ class VulkanRuntime:
         vk.vkDestroyShaderModule(device, self.module, None)
         vk.vkDestroyFence(device, self.fence, None)
         vk.vkDestroyCommandPool(device, self.command_pool, None)
+        if self.query_pool is not None:
+            vk.vkDestroyQueryPool(device, self.query_pool, None)
 
     def __del__(self):
         try:

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from webhal import abi
 from webhal.errors import CompileError, HalideError
+from webhal.runtime.profiler import PROFILER
 
 
 @functools.cache
 def device():
     """The process's WebGPU device (wgpu-py on the best adapter it finds), with shader-f16
-    when the adapter has it."""
+    and timestamp-query (for the profiler) when the adapter has them."""
     import wgpu
     adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     if adapter is None:
@@ -28,7 +30,7 @@ def device():
 
         raise HalideError("no WebGPU adapter: install a Vulkan driver (a GPU's, or Mesa's "
                           f"lavapipe: {LAVAPIPE_HINT})")
-    wanted = [f for f in ("shader-f16",) if f in adapter.features]
+    wanted = [f for f in ("shader-f16", "timestamp-query") if f in adapter.features]
     return adapter.request_device_sync(required_features=wanted)
 
 
@@ -48,11 +50,13 @@ class DeviceBuffer:
 
 class WebGPURuntime:
     """Runs one pipeline's kernels. `memory` has read(address, nbytes) -> bytes and
-    write(address, data)."""
+    write(address, data). With `profile` (the target's feature), each dispatch and copy is
+    waited for and timed into the profiler: kernels by timestamp queries where the device has
+    `timestamp-query`, else by the wall clock from submission to the queue's completion."""
 
     API = "WebGPU"  # names the runtime in its errors
 
-    def __init__(self, wgsl: str, manifest: dict, memory):
+    def __init__(self, wgsl: str, manifest: dict, memory, profile: bool = False):
         import wgpu
         self.wgpu = wgpu
         self.dev = device()
@@ -78,6 +82,13 @@ class WebGPURuntime:
         self.bind_groups: dict[tuple, object] = {}
         self.error: tuple[str, type] | None = None
         self.launches: list[tuple] = []  # this call's dispatches, for replay() in benchmarks
+        self.profile = profile
+        self.timestamps = None  # (query set, resolve buffer) when kernels are timed on the GPU
+        if profile and "timestamp-query" in self.dev.features:
+            usage = wgpu.BufferUsage
+            self.timestamps = (self.dev.create_query_set(type="timestamp", count=2),
+                               self.dev.create_buffer(size=16, usage=usage.QUERY_RESOLVE |
+                                                      usage.COPY_SRC))
 
     def _pipeline(self, k: dict):
         size = k["workgroup_size"]
@@ -117,9 +128,12 @@ class WebGPURuntime:
     def copy_to_host(self, buffer_id: int) -> int:
         b = self.buffers[buffer_id]
         if b.device_newer:
+            start = time.perf_counter_ns()
             data = self.dev.queue.read_buffer(b.gpu)
             self.memory.write(b.host, bytes(data)[:b.host_bytes])
             b.device_newer = False
+            if self.profile:
+                PROFILER.copy("to host", self._name(buffer_id), time.perf_counter_ns() - start)
         return 0
 
     def run(self, kernel: int, gx: int, gy: int, gz: int, args: bytes) -> int:
@@ -136,9 +150,13 @@ class WebGPURuntime:
         for bid in ids:
             b = self.buffers[bid]
             if b.host_newer:
+                start = time.perf_counter_ns()
                 data = self.memory.read(b.host, b.host_bytes).ljust(b.nbytes, b"\0")
                 self.dev.queue.write_buffer(b.gpu, 0, data)
                 b.host_newer = False
+                if self.profile:
+                    self._wait(b.gpu)
+                    PROFILER.copy("to device", self._name(bid), time.perf_counter_ns() - start)
         if self.args[kernel] is not None:
             self.dev.queue.write_buffer(self.args[kernel], 0, args.ljust(k["args_bytes"], b"\0"))
         key = (kernel, *(id(self.buffers[bid].gpu) for bid in ids))
@@ -153,12 +171,21 @@ class WebGPURuntime:
                 layout=self.pipelines[kernel].get_bind_group_layout(0), entries=entries)
             self.bind_groups[key] = group
         encoder = self.dev.create_command_encoder()
-        compute = encoder.begin_compute_pass()
+        writes = None
+        if self.timestamps is not None:
+            writes = {"query_set": self.timestamps[0], "beginning_of_pass_write_index": 0,
+                      "end_of_pass_write_index": 1}
+        compute = encoder.begin_compute_pass(timestamp_writes=writes)
         compute.set_pipeline(self.pipelines[kernel])
         compute.set_bind_group(0, group)
         compute.dispatch_workgroups(gx, gy, gz)
         compute.end()
+        if writes is not None:
+            encoder.resolve_query_set(self.timestamps[0], 0, 2, self.timestamps[1], 0)
+        start = time.perf_counter_ns()
         self.dev.queue.submit([encoder.finish()])
+        if self.profile:
+            self._time_kernel(k["name"], start)
         if kernel == 0:
             self.launches.clear()
         self.launches.append((kernel, group, (gx, gy, gz)))
@@ -186,6 +213,25 @@ class WebGPURuntime:
         self.dev.queue.submit([buffer])
         self.dev.queue.read_buffer(self.buffers[next(iter(self.buffers))].gpu, 0, 4)  # waits
         return (time.perf_counter() - start) / repeats
+
+    def _time_kernel(self, name: str, start: int) -> None:
+        """Wait for the dispatch just submitted and add its time to the profiler."""
+        if self.timestamps is not None:
+            begin, end = np.frombuffer(self.dev.queue.read_buffer(self.timestamps[1]),
+                                       dtype="<u8")[:2]
+            PROFILER.kernel(name, int(end) - int(begin), "timestamp-query")
+        else:
+            self._wait(self.buffers[next(iter(self.buffers))].gpu)
+            PROFILER.kernel(name, time.perf_counter_ns() - start,
+                            "wall clock per dispatch (no timestamp-query)")
+
+    def _wait(self, gpu_buffer) -> None:
+        """Wait for the queue: a 4-byte read waits for the work submitted before it (wgpu-py's
+        on_submitted_work_done_sync fails with this wgpu-native)."""
+        self.dev.queue.read_buffer(gpu_buffer, 0, 4)
+
+    def _name(self, bid: int) -> str:
+        return self.manifest["buffers"][self._index(bid)].get("name", f"buffer {bid}")
 
     def run_packed(self, kernel, gx, gy, gz, args, nbytes) -> int:
         """run() with the scalars given as an address and length in host memory."""
