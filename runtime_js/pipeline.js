@@ -301,6 +301,8 @@ class Pipeline {
    * Run the pipeline. `inputs` maps each input name to { data, shape } (buffers) or a number
    * (scalars); `outputs` is { shape } for a single output, or maps each output name to one.
    * Returns { data, shape }, or an object of them keyed by output name when there are several.
+   * An output given as { shape, data } with `data` a typed array of its type and size is
+   * written in place (that array is the result's data).
    * On the webgpu variant, `data` of an input, or of an output's { shape, data }, may be a
    * GPUBuffer of `p.device` (usage STORAGE) for arguments only kernels touch: the pipeline then
    * reads or writes it in place, and an output's result is that GPUBuffer.
@@ -395,13 +397,20 @@ class Pipeline {
       return at;
     };
     const bound = values.filter(([arg, value]) => arg.kind !== 'scalar' && isGpuBuffer(value.data));
+    // Typed arrays of arguments only kernels touch skip wasm memory on the webgpu variant: an
+    // input is written to the GPU from the caller's array, an output read back into the
+    // caller's array (or a new one).
+    const direct = this._gpu ? values.filter(([arg, value]) => arg.kind !== 'scalar'
+      && this._deviceArguments.has(arg.name)
+      && (ArrayBuffer.isView(value.data) || (arg.output && value.data === undefined))) : [];
+    for (const [arg, value] of direct) value.data ??= new ARRAYS[arg.type](value.count);
+    const inPlace = new Set(direct.map(([arg]) => arg.name));
     // WebGPU reports a GPUBuffer it cannot use (another device's, say) as a validation error.
     let scope = bound.length > 0;
     try {
-      if (scope) {
-        this._gpu.bind(new Map(bound.map(([arg, value]) => [arg.name, value.data])));
-        this._gpu.device.pushErrorScope('validation');
-      }
+      this._gpu?.bind(new Map(bound.map(([arg, value]) => [arg.name, value.data])),
+        new Map(direct.map(([arg, value]) => [arg.name, value.data])));
+      if (scope) this._gpu.device.pushErrorScope('validation');
       const args = [];
       const results = [];
       for (const [arg, value] of values) {
@@ -413,13 +422,16 @@ class Pipeline {
         // GPUBuffers too get host memory: halide_buffer_t needs it, though nothing reads it.
         const host = alloc(bytes, arg.name);
         const onDevice = isGpuBuffer(value.data);
-        if (!arg.output && !onDevice) {
+        if (!arg.output && !onDevice && !inPlace.has(arg.name)) {
           heap(m).set(new Uint8Array(value.data.buffer, value.data.byteOffset, bytes), host);
         }
         const struct = writeBuffer(m, arg, value.shape, host, !arg.output, () => heap(m));
         allocations.push(struct);
         args.push(struct);
-        if (arg.output) results.push({ arg, host, bytes, shape: value.shape, device: onDevice && value.data });
+        if (arg.output) {
+          results.push({ arg, host, bytes, shape: value.shape, device: onDevice && value.data,
+            array: ArrayBuffer.isView(value.data) && value.data, direct: inPlace.has(arg.name) });
+        }
       }
       this._messages.length = 0;
       const code = await this._call(args);
@@ -442,20 +454,23 @@ class Pipeline {
         }
       }
       const out = {};
-      for (const { arg, host, bytes, shape, device } of results) {
+      for (const { arg, host, bytes, shape, device, array, direct: readBack } of results) {
         if (device) {
           out[arg.name] = { data: device, shape: [...shape] };
           continue;
         }
         const Array_ = ARRAYS[arg.type];
-        const data = new Array_(bytes / Array_.BYTES_PER_ELEMENT);
-        new Uint8Array(data.buffer).set(heap(m).subarray(host, host + bytes));
+        const data = array || new Array_(bytes / Array_.BYTES_PER_ELEMENT);
+        // The webgpu runtime read it back into `array` itself (finish()).
+        if (!readBack) {
+          new Uint8Array(data.buffer, data.byteOffset, bytes).set(heap(m).subarray(host, host + bytes));
+        }
         out[arg.name] = { data, shape: [...shape] };
       }
       return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
     } finally {
       if (scope) await this._gpu.device.popErrorScope().catch(() => {});
-      if (bound.length) this._gpu.bind(new Map());
+      this._gpu?.bind(new Map());
       releaseWorkers(m);
       for (const at of allocations) m._free(at);
     }
@@ -505,7 +520,9 @@ class Pipeline {
           throw new TypeError(`${where}: missing the shape of output ${arg.name}`);
         }
         const count = checkShape(where, arg, spec.shape);
-        if (spec.data !== undefined) this._checkDeviceBuffer(where, arg, spec.data, count);
+        // A typed array of the caller's is written in place (on every variant).
+        if (ArrayBuffer.isView(spec.data)) checkBuffer(where, arg, spec);
+        else if (spec.data !== undefined) this._checkDeviceBuffer(where, arg, spec.data, count);
         values.push([arg, { shape: spec.shape, count, data: spec.data }]);
       } else if (!(arg.name in inputs)) {
         throw new TypeError(`${where}: missing input ${arg.name} (${arg.kind === 'scalar'
@@ -531,8 +548,9 @@ class Pipeline {
   _checkDeviceBuffer(where, arg, buffer, count) {
     const role = arg.output ? 'output' : 'input';
     if (!isGpuBuffer(buffer)) {
-      throw new TypeError(`${where}: the data of output ${arg.name} must be a GPUBuffer when it `
-        + 'is given (leave it out to get a typed array back)');
+      throw new TypeError(`${where}: the data of output ${arg.name} must be a GPUBuffer or a `
+        + `${ARRAYS[arg.type].name} to write in place when it is given (leave it out to get a `
+        + 'new typed array back)');
     }
     if (!this._gpu) {
       throw new TypeError(`${where}: ${role} ${arg.name} is a GPUBuffer, which only the webgpu `

@@ -3,6 +3,14 @@
 // The shader module, the compute pipelines and the bind groups are made once and reused;
 // device buffers follow host memory through dirty flags.
 //
+// Host copies are kept to the floor: an input only kernels read is written to the GPU straight
+// from the caller's typed array (the wasm gets host memory it never reads), and outputs come
+// back through MAP_READ staging buffers kept per buffer, straight into the caller's array where
+// only kernels write them. A run's dispatches (and its readback copies) are recorded into one
+// command encoder and submitted once, at the end of the run or before anything the queue must
+// order after them; each dispatch's scalar arguments have their own slot of one uniform buffer,
+// written once per submission.
+//
 // The wasm calls are synchronous and WebGPU's readback is not, so this runtime does not wait
 // inside a call: a pipeline's outputs written by kernels are read back after its entry function
 // returns (`finish`). `webhal build` builds GPU variants only of pipelines whose host code
@@ -24,6 +32,18 @@ export function isGpuBuffer(value) {
     && typeof value.size === 'number' && typeof value.usage === 'number';
 }
 const MAP_READ = 0x1;
+
+// A bind group cache larger than this is started over (see WebGPURuntime._bindGroup).
+const MAX_BIND_GROUPS = 256;
+
+// A number per GPU object, for cache keys (WebGPU objects have no identity of their own).
+const objectIds = new WeakMap();
+let nextObjectId = 0;
+function objectId(object) {
+  let id = objectIds.get(object);
+  if (id === undefined) objectIds.set(object, id = nextObjectId++);
+  return id;
+}
 
 // Adapters that run on the CPU: SwiftShader (Chromium's and Dawn's), Mesa's llvmpipe/lavapipe
 // and softpipe, Microsoft's WARP ("Microsoft Basic Render Driver"). Pipelines there run many
@@ -186,13 +206,26 @@ export class WebGPURuntime {
     this.pipelines = pipelines;
     this.outputs = new Set(outputs);
     this.byId = new Map(manifest.buffers.map((b) => [b.id, b]));
-    this.args = manifest.kernels.map((k) => ('args_binding' in k
-      ? device.createBuffer({ size: k.args_bytes, usage: USAGE.UNIFORM | USAGE.COPY_DST })
-      : null));
-    this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer }
+    // Per kernel: the ids of the buffers it binds (fixed by the manifest).
+    this.kernelIds = manifest.kernels.map((k) => manifest.buffers
+      .filter((b) => k.buffers.includes(b.binding)).map((b) => b.id));
+    this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer, into }
+    this.staging = new Map();   // id -> MAP_READ buffer of its size, reused by every readback
     this.bindGroups = new Map();
     this.pending = [];          // outputs to read back after the entry returns
     this.bound = new Map();     // argument name -> the caller's GPUBuffer, for one run
+    this.arrays = new Map();    // argument name -> the caller's typed array, for one run
+    // One submission per run: the open encoder and compute pass, and the dispatches' scalar
+    // arguments, one slot each (a uniform binding's offset must be a multiple of
+    // minUniformBufferOffsetAlignment), written to `argsBuffer` just before the submit.
+    this.encoder = null;
+    this.pass = null;
+    const most = Math.max(4, ...manifest.kernels.map((k) => k.args_bytes ?? 0));
+    const align = device.limits.minUniformBufferOffsetAlignment ?? 256;
+    this.slotBytes = Math.ceil(most / align) * align;
+    this.slots = 0;             // slots used since the last submit
+    this.argsBuffer = null;
+    this.argBytes = new Uint8Array(0);
     this.error = null;
     this.heap = null;           // () => the wasm memory's current Uint8Array
     this.lost = null;
@@ -202,35 +235,55 @@ export class WebGPURuntime {
 
   // -- the calls the wasm makes (each returns 0 or an error code) ----------------------------
 
-  /** The caller's GPUBuffers for the next run, by argument name (an empty map after it). */
-  bind(buffers) {
+  /**
+   * The caller's data for the next run, by argument name (empty maps after it): `buffers`,
+   * GPUBuffers bound in place of the runtime's own; `arrays`, typed arrays of arguments only
+   * kernels touch: an input's is written to the GPU from it, an output is read back into it.
+   */
+  bind(buffers, arrays = new Map()) {
     this.bound = buffers;
+    this.arrays = arrays;
+    // What a failed run recorded and did not submit is dropped, unrun.
+    this.pass?.end();
+    this.encoder = null;
+    this.pass = null;
+    this.slots = 0;
+    this.pending = [];
   }
 
   buffer(id, host, nbytes, hostCurrent) {
     return this._guard('device_malloc_failed', () => {
       const size = Math.max(4, Math.ceil(nbytes / 4) * 4);
       let b = this.buffers.get(id);
-      const user = this.bound.get(this.byId.get(id).name);
+      const name = this.byId.get(id).name;
+      const user = this.bound.get(name);
       if (user) {
         // The data is (or is to be) in the caller's buffer: nothing to upload or read back.
         if (b?.gpu !== user) {
+          if (b && !b.user) this._flush();  // recorded dispatches may still use it
           if (b && !b.user) b.gpu.destroy();
           b = { gpu: user, nbytes: size, user: true };
           this.buffers.set(id, b);
-          this.bindGroups.clear();
         }
-        Object.assign(b, { host, hostBytes: nbytes, hostNewer: false, deviceNewer: false });
+        Object.assign(b, { host, hostBytes: nbytes, hostNewer: false, deviceNewer: false,
+          into: null });
         return;
       }
       if (!b || b.nbytes !== size || b.user) {
+        if (b && !b.user) this._flush();  // recorded dispatches may still use it
         if (b && !b.user) b.gpu.destroy();
         b = { gpu: this.device.createBuffer({ size, usage: USAGE.STORAGE
           | USAGE.COPY_SRC | USAGE.COPY_DST }), nbytes: size };
         this.buffers.set(id, b);
-        this.bindGroups.clear();
       }
-      Object.assign(b, { host, hostBytes: nbytes, hostNewer: !!hostCurrent, deviceNewer: false });
+      const array = this.arrays.get(name);
+      Object.assign(b, { host, hostBytes: nbytes, hostNewer: !!hostCurrent && !array,
+        deviceNewer: false, into: null });
+      if (!array) return;
+      // Only kernels touch this argument, so the wasm never reads its host memory.
+      const bytes = new Uint8Array(array.buffer, array.byteOffset, nbytes);
+      if (this.outputs.has(name)) b.into = bytes;
+      else this._upload(b.gpu, bytes);
     });
   }
 
@@ -251,7 +304,7 @@ export class WebGPURuntime {
         throw new WebGPUError(`the host code reads ${name}, which a kernel wrote, before the `
           + 'pipeline ends: this runtime reads GPU results back only at the end');
       }
-      this.pending.push(b);
+      this.pending.push([id, b]);
       b.deviceNewer = false;
     });
   }
@@ -263,7 +316,7 @@ export class WebGPURuntime {
       if (this.lost) throw new WebGPUError(`the WebGPU device was lost: ${this.lost}`);
       const b = this.buffers.get(id);
       if (b.deviceNewer) {
-        await this._readBack([b]);
+        await this._readBack([[id, b]]);
         b.deviceNewer = false;
       }
       return 0;
@@ -282,38 +335,31 @@ export class WebGPURuntime {
           + `device allows per dimension (${most}); use larger gpu_tile sizes`);
       }
       if (Math.min(gx, gy, gz) <= 0) return;
-      const heap = this.heap();
-      const ids = this.manifest.buffers.filter((b) => k.buffers.includes(b.binding)).map((b) => b.id);
+      const ids = this.kernelIds[kernel];
       for (const id of ids) {
         const b = this.buffers.get(id);
         if (b.hostNewer) {
-          const bytes = new Uint8Array(b.nbytes);
-          bytes.set(heap.subarray(b.host, b.host + b.hostBytes));
-          this.device.queue.writeBuffer(b.gpu, 0, bytes);
+          // Host code wrote it: the queue must see this write after what was recorded so far.
+          this._flush();
+          const heap = this.heap();
+          this._upload(b.gpu, heap.subarray(b.host, b.host + b.hostBytes));
           b.hostNewer = false;
         }
       }
-      if (this.args[kernel]) {
-        const bytes = new Uint8Array(k.args_bytes);
-        bytes.set(heap.subarray(argsAt, argsAt + nbytes));
-        this.device.queue.writeBuffer(this.args[kernel], 0, bytes);
+      let slot = -1;
+      if ('args_binding' in k) {
+        if (this.slots * this.slotBytes >= this.argBytes.length) this._growArgs();
+        slot = this.slots++;
+        this.argBytes.set(this.heap().subarray(argsAt, argsAt + nbytes), slot * this.slotBytes);
       }
-      // A kernel always binds the same buffer ids; a device buffer made anew clears them all.
-      let group = this.bindGroups.get(kernel);
-      if (!group) {
-        const entries = ids.map((id) => ({ binding: this.byId.get(id).binding,
-          resource: { buffer: this.buffers.get(id).gpu } }));
-        if (this.args[kernel]) entries.push({ binding: k.args_binding, resource: { buffer: this.args[kernel] } });
-        group = this.device.createBindGroup({ layout: this.pipelines[kernel].getBindGroupLayout(0), entries });
-        this.bindGroups.set(kernel, group);
+      const group = this._bindGroup(kernel, k, ids, slot);
+      if (!this.pass) {
+        this.encoder = this.device.createCommandEncoder();
+        this.pass = this.encoder.beginComputePass();
       }
-      const encoder = this.device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(this.pipelines[kernel]);
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroups(gx, gy, gz);
-      pass.end();
-      this.device.queue.submit([encoder.finish()]);
+      this.pass.setPipeline(this.pipelines[kernel]);
+      this.pass.setBindGroup(0, group);
+      this.pass.dispatchWorkgroups(gx, gy, gz);
       for (const id of ids) {
         const b = this.buffers.get(id);
         if (!this.byId.get(id).read_only && !b.user) b.deviceNewer = true;
@@ -321,31 +367,110 @@ export class WebGPURuntime {
     });
   }
 
-  /** After the entry returns: read the outputs kernels wrote back into wasm memory. */
+  /** After the entry returns: submit what the run recorded, and read the outputs kernels
+   * wrote back (into the caller's arrays, or into wasm memory). */
   async finish() {
     const pending = this.pending;
     this.pending = [];
-    await this._readBack(pending);
+    if (pending.length) await this._readBack(pending);
+    else this._flush();
   }
 
-  // Copy device buffers into their host memory in the wasm heap.
+  // -- helpers -------------------------------------------------------------------------------
+
+  // The bind group of a kernel's buffers (and its args slot): one per argument set, reused
+  // by every run that binds the same GPUBuffers.
+  _bindGroup(kernel, k, ids, slot) {
+    let key = `${kernel}:${slot}`;
+    for (const id of ids) key += `:${objectId(this.buffers.get(id).gpu)}`;
+    let group = this.bindGroups.get(key);
+    if (group) return group;
+    const entries = ids.map((id) => ({ binding: this.byId.get(id).binding,
+      resource: { buffer: this.buffers.get(id).gpu } }));
+    if (slot >= 0) {
+      entries.push({ binding: k.args_binding, resource: { buffer: this.argsBuffer,
+        offset: slot * this.slotBytes, size: k.args_bytes } });
+    }
+    group = this.device.createBindGroup({ layout: this.pipelines[kernel].getBindGroupLayout(0),
+      entries });
+    // Buffers made anew (or GPUBuffers of the caller's that change every run) leave groups no
+    // run will bind again: the cache starts over rather than grow without end.
+    if (this.bindGroups.size >= MAX_BIND_GROUPS) this.bindGroups.clear();
+    this.bindGroups.set(key, group);
+    return group;
+  }
+
+  // Twice the slots: what was recorded is submitted first (it binds the old buffer).
+  _growArgs() {
+    this._flush();
+    const slots = Math.max(8, (this.argBytes.length / this.slotBytes) * 2);
+    this.argsBuffer?.destroy();
+    this.argsBuffer = this.device.createBuffer({ size: slots * this.slotBytes,
+      usage: USAGE.UNIFORM | USAGE.COPY_DST });
+    this.argBytes = new Uint8Array(slots * this.slotBytes);
+    this.bindGroups.clear();
+  }
+
+  // Submit what was recorded since the last submit (dispatches, then `copies`), after one
+  // write of their arguments. Later writeBuffer calls are ordered after it by the queue.
+  _flush(copies = []) {
+    if (!this.pass && !copies.length) return;
+    const encoder = this.encoder ?? this.device.createCommandEncoder();
+    this.pass?.end();
+    for (const [from, to, size] of copies) encoder.copyBufferToBuffer(from, 0, to, 0, size);
+    if (this.slots) {
+      this.device.queue.writeBuffer(this.argsBuffer, 0, this.argBytes, 0,
+        this.slots * this.slotBytes);
+    }
+    this.device.queue.submit([encoder.finish()]);
+    this.encoder = null;
+    this.pass = null;
+    this.slots = 0;
+  }
+
+  // Write `bytes` (a Uint8Array) to the start of `gpu`. writeBuffer takes whole 4-byte words:
+  // a last partial word goes through a 4-byte copy. Dawn copies the data before returning.
+  _upload(gpu, bytes) {
+    const whole = bytes.length & ~3;
+    if (whole) {
+      // A view of shared memory (a threads variant's heap) is copied first.
+      const data = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice(0, whole);
+      this.device.queue.writeBuffer(gpu, 0, data, 0, whole);
+    }
+    if (whole < bytes.length) {
+      const tail = new Uint8Array(4);
+      tail.set(bytes.subarray(whole));
+      this.device.queue.writeBuffer(gpu, whole, tail);
+    }
+  }
+
+  // The MAP_READ buffer that buffer `id`'s results come back through, kept across runs.
+  _stagingFor(id, size) {
+    let s = this.staging.get(id);
+    if (s?.size !== size) {
+      s?.destroy();
+      s = this.device.createBuffer({ size, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+      this.staging.set(id, s);
+    }
+    return s;
+  }
+
+  // Copy device buffers into the caller's arrays or their host memory in the wasm heap,
+  // through their staging buffers, the copies submitted with the run's dispatches.
   async _readBack(pending) {
-    const staging = pending.map((b) => {
-      const s = this.device.createBuffer({ size: b.nbytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
-      const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(b.gpu, 0, s, 0, b.nbytes);
-      this.device.queue.submit([encoder.finish()]);
-      return s;
-    });
+    const staging = pending.map(([id, b]) => this._stagingFor(id, b.nbytes));
+    this._flush(pending.map(([, b], i) => [b.gpu, staging[i], b.nbytes]));
     try {
       await Promise.all(staging.map((s) => s.mapAsync(MAP_READ)));
     } catch (e) {
+      for (const s of staging) if (s.mapState === 'mapped') s.unmap();
       throw new WebGPUError(`reading results back from the GPU failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
     }
-    pending.forEach((b, i) => {
-      this.heap().set(new Uint8Array(staging[i].getMappedRange(), 0, b.hostBytes), b.host);
+    pending.forEach(([, b], i) => {
+      const mapped = new Uint8Array(staging[i].getMappedRange(0, b.nbytes), 0, b.hostBytes);
+      if (b.into) b.into.set(mapped);
+      else this.heap().set(mapped, b.host);
       staging[i].unmap();
-      staging[i].destroy();
     });
   }
 
@@ -356,12 +481,17 @@ export class WebGPURuntime {
    */
   destroy() {
     for (const b of this.buffers.values()) if (!b.user) b.gpu.destroy();
-    for (const a of this.args) a?.destroy();
+    for (const s of this.staging.values()) s.destroy();
+    this.argsBuffer?.destroy();
+    this.argsBuffer = null;
     this.buffers.clear();
+    this.staging.clear();
     this.bindGroups.clear();
     this.pipelines = [];
-    this.args = [];
+    this.encoder = null;
+    this.pass = null;
     this.bound = new Map();
+    this.arrays = new Map();
     if (!this.userDevice) this.device.destroy?.();
     this.heap = null;
   }

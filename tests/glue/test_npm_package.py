@@ -63,18 +63,29 @@ process.exit(0);  // dawn.node keeps Node alive otherwise
 """
 
 
+class _Packages(dict):
+    """Generator name -> (package folder, meta), each built on first use (a test builds only
+    the packages it reads: `make fast` runs a few of these tests), then kept for the module.
+    The variants come from the session's build cache (tests/conftest.py) when unchanged."""
+
+    def __init__(self, root: pathlib.Path):
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, name: str):
+        directory = self.root / npm_name(name)
+        targets = [*GPU_TARGETS, *TARGETS] if "gpu" in name else TARGETS
+        self[name] = (directory, build.build(str(GENERATORS), name, str(directory), targets,
+                                             quiet=True))
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def packages(tmp_path_factory, emscripten, node):
-    """Each test generator built once, with both CPU variants."""
-    root = tmp_path_factory.mktemp("npm")
-    built = {}
-    for name in ("brighten", "blur_edges", "stats", "My Blur's <v2>", "brighten_gpu",
-                 "blur_gpu", "mixed_gpu", "reads_gpu_result_on_cpu"):
-        directory = root / npm_name(name)
-        targets = [*GPU_TARGETS, *TARGETS] if "gpu" in name else TARGETS
-        built[name] = (directory, build.build(str(GENERATORS), name, str(directory), targets,
-                                              quiet=True, cache=str(root / "cache")))
-    return built
+    """The test generators' packages (brighten, blur_edges, stats, "My Blur's <v2>" with the
+    CPU variants; brighten_gpu, blur_gpu, mixed_gpu, reads_gpu_result_on_cpu with webgpu too),
+    built when a test first asks for one."""
+    return _Packages(tmp_path_factory.mktemp("npm"))
 
 
 def _run(directory, inputs: dict, outputs: dict, single: str | None, variants) -> dict:
@@ -230,7 +241,9 @@ out.half = half.data.every((v, i) => v === want.data[i]);  // a GPUBuffer in, an
 const errors = {
   small: [{ input: { data: input, shape: [w, h + 1] } }, { shape: [w - 2, h - 2] }],
   usage: [{ input: { data: staging, shape: [w - 2, h - 2] } }, { shape: [w - 4, h - 4] }],
-  not_a_buffer: [{ input: { data, shape: [w, h] } }, { shape: [w - 2, h - 2], data: bytes }],
+  not_a_buffer: [{ input: { data, shape: [w, h] } }, { shape: [w - 2, h - 2], data: {} }],
+  wrong_array: [{ input: { data, shape: [w, h] } },
+                { shape: [w - 2, h - 2], data: new Float32Array((w - 2) * (h - 2)) }],
 };
 for (const [name, [i, o]] of Object.entries(errors)) {
   try { await p.run(i, o); out[name] = 'no error'; } catch (e) { out[name] = e.message; }
@@ -254,7 +267,10 @@ def test_gpu_buffers_of_the_callers_chain_without_a_trip_through_the_cpu(package
     assert out["usage"] == "blur_gpu.run: GPUBuffer input needs the usage STORAGE " \
         "(GPUBufferUsage.STORAGE)"
     assert out["not_a_buffer"].startswith("blur_gpu.run: the data of output output must be a "
-                                          "GPUBuffer when it is given")
+                                          "GPUBuffer or a Uint8Array to write in place when "
+                                          "it is given")
+    assert out["wrong_array"] == ("blur_gpu.run: output.data must be a Uint8Array (uint8), "
+                                  "not a Float32Array")
     assert out["cpu"] == ("blur_gpu.run: input input is a GPUBuffer, which only the webgpu "
                           "variant takes; this pipeline runs the simd variant")
 

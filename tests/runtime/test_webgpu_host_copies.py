@@ -1,0 +1,154 @@
+"""The webgpu variant's host copies at the floor (runtime_js/webgpu.js, issue 30): typed-array
+inputs only kernels read go to the GPU straight from the caller's array; outputs come back
+through staging buffers made once and reused, into the caller's array when run() is given
+one; a run's dispatches are one submission, and one kernel dispatched several times in a run
+keeps each dispatch's arguments. On dawn.node (SwiftShader), against the reference."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import webhal as hl
+from webhal import build
+from webhal.runners.node import run_node_source
+
+GENERATORS = pathlib.Path(__file__).parent / "generators" / "gpu_io.py"
+TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128"]
+W, H = 37, 5  # 185 elements: a uint8 input ends in a partial 4-byte word
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory, emscripten, dawn_node):
+    root = tmp_path_factory.mktemp("gpu-io")
+    return {name: root / name for name in ("brighten_f32", "repeated_kernel")
+            if build.build(str(GENERATORS), name, str(root / name), TARGETS, quiet=True)}
+
+
+def _reference(name: str, inputs: dict) -> np.ndarray:
+    generator = build.load_generators(str(GENERATORS))[name]()
+    pipeline = generator.build_pipeline()
+    for param in generator.inputs():
+        value = inputs[param.name()]
+        param.set(hl.Buffer(value) if isinstance(value, np.ndarray) else value)
+    out = pipeline.realize([W, H], hl.Target("reference"))
+    return np.asarray(out)
+
+
+# Counts what the runtime asks of the device per run: buffers made, submissions, command
+# encoders, and whether the input was written to the GPU from the caller's own array.
+_COUNTING = """
+import { createRequire } from 'node:module';
+import { create } from %(index)s;
+const gpu = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS).create([]);
+const [w, h] = [%(w)d, %(h)d];
+const p = await create({ gpu, variant: 'webgpu' });
+const device = p.device;
+const counts = { createBuffer: 0, submit: 0, createCommandEncoder: 0, fromCaller: 0 };
+let input = null;
+for (const [object, name] of [[device, 'createBuffer'], [device, 'createCommandEncoder'],
+                              [device.queue, 'submit'], [device.queue, 'writeBuffer']]) {
+  const original = object[name].bind(object);
+  object[name] = (...args) => {
+    if (name === 'writeBuffer') counts.fromCaller += ArrayBuffer.isView(args[2])
+      && args[2].buffer === input.buffer ? 1 : 0;
+    else counts[name] += 1;
+    return original(...args);
+  };
+}
+const taken = () => { const c = { ...counts }; for (const k in counts) counts[k] = 0; return c; };
+const b64 = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+const out = { runs: [] };
+%(body)s
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+_BRIGHTEN = """
+input = new Float32Array(w * h).map((_, i) => ((i * 37 + 11) % 256) / 255);
+const inputs = { input: { data: input, shape: [w, h] }, gain: 1.5, bias: -0.25 };
+const fresh = await p.run(inputs, { shape: [w, h] });
+out.runs.push({ ...taken(), data: b64(fresh.data) });
+// In place, into a view that starts 16 bytes into its buffer: five runs, nothing made.
+const backing = new Float32Array(w * h + 8).fill(7);
+const mine = backing.subarray(4, 4 + w * h);
+for (let i = 0; i < 5; i++) {
+  const got = await p.run({ ...inputs, bias: i }, { shape: [w, h], data: mine });
+  out.runs.push({ ...taken(), same: got.data === mine, data: b64(mine) });
+}
+out.untouched = [...backing.subarray(0, 4), ...backing.subarray(4 + w * h)].every((v) => v === 7);
+const again = await p.run(inputs, { shape: [w, h] });
+out.fresh = again.data !== fresh.data && b64(again.data) === b64(fresh.data);
+out.afterFresh = taken();
+const errors = { type: new Uint8Array(w * h), length: new Float32Array(w * h - 1) };
+for (const [key, data] of Object.entries(errors)) {
+  try { await p.run(inputs, { shape: [w, h], data }); out[key] = 'no error'; }
+  catch (e) { out[key] = e.message; }
+}
+const cpu = await create({ variant: 'simd' });
+const cpuOut = new Float32Array(w * h);
+out.cpuSame = (await cpu.run(inputs, { shape: [w, h], data: cpuOut })).data === cpuOut;
+out.cpu = b64(cpuOut);
+"""
+
+_REPEATED = """
+input = new Uint8Array(w * h).map((_, i) => (i * 37 + 11) & 255);
+for (const offset of [5, -3]) {
+  const got = await p.run({ input: { data: input, shape: [w, h] }, offset }, { shape: [w, h] });
+  out.runs.push({ ...taken(), offset, data: b64(got.data) });
+}
+"""
+
+
+def _node(packages, name: str, body: str) -> dict:
+    index = json.dumps((packages[name] / "index.js").as_uri())
+    source = _COUNTING % {"index": index, "w": W, "h": H, "body": body}
+    return json.loads(run_node_source(source, dawn=True, what=f"{name} on dawn.node").stdout)
+
+
+def _decoded(text: str, dtype) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=dtype).reshape(H, W)
+
+
+def test_typed_arrays_in_and_out_at_the_floor(packages):
+    out = _node(packages, "brighten_f32", _BRIGHTEN)
+    image = (((np.arange(W * H) * 37 + 11) % 256) / 255).astype(np.float32).reshape(H, W)
+    first, *in_place = out["runs"]
+    # The first run makes the device buffers, the args buffer and the staging buffer.
+    assert first["createBuffer"] >= 1 and first["fromCaller"] == 1
+    np.testing.assert_allclose(_decoded(first["data"], np.float32),
+                               _reference("brighten_f32", {"input": image, "gain": 1.5,
+                                                           "bias": -0.25}), rtol=1e-6)
+    for i, run in enumerate(in_place):
+        # No buffer made per call: the staging buffer is reused; one submission per run; the
+        # input written to the GPU from the caller's Float32Array itself.
+        assert (run["createBuffer"], run["submit"], run["createCommandEncoder"],
+                run["fromCaller"]) == (0, 1, 1, 1), run
+        assert run["same"]
+        np.testing.assert_allclose(_decoded(run["data"], np.float32),
+                                   _reference("brighten_f32", {"input": image, "gain": 1.5,
+                                                               "bias": float(i)}), rtol=1e-6)
+    assert out["untouched"] and out["fresh"] and out["afterFresh"]["createBuffer"] == 0
+    assert out["type"] == ("brighten_f32.run: output.data must be a Float32Array (float32), "
+                           "not a Uint8Array")
+    assert out["length"] == (f"brighten_f32.run: output has {W * H - 1} elements, but its "
+                             f"shape [{W}, {H}] needs {W * H}")
+    assert out["cpuSame"]  # the CPU variants write in place too
+    np.testing.assert_allclose(_decoded(out["cpu"], np.float32), _decoded(first["data"],
+                                                                          np.float32), rtol=1e-6)
+
+
+def test_one_kernel_dispatched_three_times_in_one_submission(packages):
+    out = _node(packages, "repeated_kernel", _REPEATED)
+    image = ((np.arange(W * H) * 37 + 11) % 256).astype(np.uint8).reshape(H, W)
+    for run in out["runs"]:
+        # Four dispatches (the pure stage, the update for r = 0, 1, 2): one encoder, one
+        # submission; each update kept its own r.
+        assert (run["submit"], run["createCommandEncoder"], run["fromCaller"]) == (1, 1, 1), run
+        want = _reference("repeated_kernel", {"input": image, "offset": run["offset"]})
+        np.testing.assert_array_equal(_decoded(run["data"], np.int32), want)
+    assert out["runs"][1]["createBuffer"] == 0
