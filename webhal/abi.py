@@ -462,6 +462,11 @@ void halide_free(void *user_context, void *ptr);
 int halide_do_par_for(void *user_context, halide_task_t task, int min, int size,
                       uint8_t *closure);
 
+/* In libraries built with the target feature `profile`: print each profiled pipeline's
+ * report through halide_print (Halide's format), and forget what was measured. */
+void halide_profiler_report(void *user_context);
+void halide_profiler_reset(void);
+
 /* What compiled code calls when a check fails: each reports through halide_error and returns
  * its halide_error_code_t. */
 """ + errors + "\n",

@@ -39,7 +39,9 @@ def runtime_parts(module: Module, purpose: str) -> tuple[str, ...]:
 
     - "library": a static library or object for C callers: allocation, error reporting and
       parallel loops on a pthread pool where the platform has threads (native, or wasm with
-      wasm_threads, linked with emcc -pthread), else in order; nothing with no_runtime.
+      wasm_threads, linked with emcc -pthread), else in order; with profile, the profiler's
+      runtime and halide_profiler_report/reset (codegen/llvm/profiler.py); nothing with
+      no_runtime.
     - "jit": the host JIT, whose errors and thread pool are the process's own; a pipeline with
       GPU kernels runs its parallel loops in order on the calling thread, which the WebGPU
       calls find their runtime through.
@@ -53,7 +55,8 @@ def runtime_parts(module: Module, purpose: str) -> tuple[str, ...]:
             if target.has_feature("no_runtime"):
                 return ()
             threads = not target.is_wasm or target.has_feature("wasm_threads")
-            return ("allocation", "thread_pool" if threads else "par_for", "errors")
+            profiler = ("profiler",) if target.has_feature("profile") else ()
+            return ("allocation", "thread_pool" if threads else "par_for", "errors", *profiler)
         case "jit":
             return ("allocation", "par_for") if module.has_kernels else ("allocation",)
         case "standalone":

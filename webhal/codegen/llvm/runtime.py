@@ -238,7 +238,7 @@ def _formatter(m: ll.Module, size_t: ll.IntType, snprintf) -> ll.Function:
 
 def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Module:
     """A module with the runtime parts asked for: allocation, par_for (serial), thread_pool,
-    errors."""
+    errors, profiler (needs errors)."""
     m = ll.Module(name="webhal_runtime")
     m.triple = triple(target)
     m.data_layout = str(target_machine(target).target_data)
@@ -252,4 +252,7 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
     if "errors" in parts:
         _errors(m, size_t)
         _printing(m, size_t)
+    if "profiler" in parts:  # after errors: it prints through halide_print
+        from webhal.codegen.llvm import profiler
+        profiler.build(m, target)
     return m
