@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from webhal.autoschedule.generators import clear_schedules, set_image_estimates
+
 SCHEDULING = ("split", "parallel", "vectorize", "compute_at", "store_at", "compute_root",
               "tile", "reorder", "unroll", "gpu_tile", "gpu_blocks", "gpu_threads", "fuse",
               "compute_inline", "store_root", "bound")
@@ -89,42 +91,17 @@ def demo_pipeline(name: str, target: str, size: tuple[int, int]):
         p = g.build_pipeline()
         inputs = g.inputs()
     clear_schedules(p)
-    w, h = size
     demo = mod.DEMO
-    margin = demo.get("margin", 0)
-    for f in p.outputs():
-        extra = [(0, 3)] if f.dimensions() == 3 else []
-        f.set_estimates([(0, w - margin), (0, h - margin)] + extra)
-    for a in inputs:
-        if isinstance(a, hl.ImageParam):
-            extra = [(0, 3)] if a.dimensions() == 3 else []
-            a.set_estimates([(0, w), (0, h)] + extra)
-        else:
-            a.set_estimate(demo.get("scalars", {}).get(a.name(), {}).get("default", 1.0))
+    scalars = {k: v.get("default", 1.0) for k, v in demo.get("scalars", {}).items()}
+    set_image_estimates(p, inputs, size, demo.get("margin", 0), scalars)
     return p, g, mod
-
-
-def clear_schedules(pipeline) -> None:
-    """Remove every schedule of the pipeline's Funcs (a demo's generator schedules as it
-    defines): each Func back to inline, each stage's loops back to its definition's."""
-    from webhal.ir.schedule import Dim, FuncSchedule, StageSchedule
-    for fn in pipeline.functions():
-        fn.schedule = FuncSchedule(estimates=list(getattr(fn.schedule, "estimates", [])))
-        for i, d in enumerate(fn.definitions):
-            dims = []
-            if i and d.rdom is not None:
-                dims = [Dim(d.rdom.var_name(k), is_rvar=True) for k in range(len(d.rdom.mins))]
-            dims += [Dim(n) for k, n in enumerate(fn.pure_args)
-                     if i == 0 or getattr(d.args[k], "name", None) == n]
-            d.schedule = StageSchedule(dims)
-            d.specializations = []
-            d.specialize_fail = None
 
 
 # -- the benchmark -------------------------------------------------------------------------------
 
-def implementations(spec_by_name: dict, with_halide: bool = True) -> dict:
-    """impl name -> the module its builds use (see algorithm_only)."""
+def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0) -> dict:
+    """impl name -> the module its builds use (see algorithm_only). With `tune`, also
+    "webhal-tuned": webhal's autoscheduler with tune=N (measured in wasmtime, cached)."""
     import webhal
 
     def auto(name, params=None):
@@ -136,7 +113,8 @@ def implementations(spec_by_name: dict, with_halide: bool = True) -> dict:
             start = time.perf_counter()
             pipeline.apply_autoscheduler(module.Target(str(target)),
                                          module.AutoschedulerParams(name, params or {}))
-            AUTOSCHEDULE_SECONDS[(module.__name__, name, spec.name)] = \
+            AUTOSCHEDULE_SECONDS[(module.__name__, name + ("-tuned" if params else ""),
+                                  spec.name, str(target))] = \
                 time.perf_counter() - start
         return run
 
@@ -144,6 +122,8 @@ def implementations(spec_by_name: dict, with_halide: bool = True) -> dict:
     for name, spec in spec_by_name.items():
         output_name_to_spec[spec.build(algorithm_only(webhal)).output.name()] = name
     impls = {"webhal": webhal, "webhal-auto": algorithm_only(webhal, auto("Webhal"))}
+    if tune:
+        impls["webhal-tuned"] = algorithm_only(webhal, auto("Webhal", {"tune": tune}))
     if with_halide:
         import halide
         impls["halide-Mullapudi2016"] = algorithm_only(halide, auto("Mullapudi2016"))
@@ -163,43 +143,52 @@ def _ratios(m, hand) -> tuple[float, float, float] | None:
 
 def main(argv: list[str] | None = None) -> int:
     from benchmarks import suite
-    from benchmarks.measure import FULL, QUICK, SIMD
+    from benchmarks.measure import FULL, QUICK, SIMD, TARGET_LABELS, THREADS
     from benchmarks.wasm import build_all, run_all_in_node
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one short round")
     parser.add_argument("--pipelines", help="comma list (default: the whole suite)")
+    parser.add_argument("--targets", default="simd,threads",
+                        help="comma list of simd, threads (default: both)")
     parser.add_argument("--no-halide", action="store_true", help="webhal only")
     parser.add_argument("--no-demos", action="store_true", help="skip demo timings")
+    parser.add_argument("--tune", type=int, default=0, metavar="N",
+                        help="also webhal-tuned: the autoscheduler with tune=N")
     args = parser.parse_args(argv)
     names = args.pipelines.split(",") if args.pipelines else list(suite.SUITE)
+    targets = [{"simd": SIMD, "threads": THREADS}[t] for t in args.targets.split(",")]
     specs = [suite.SUITE[n] for n in names]
     settings = QUICK if args.quick else FULL
-    impls = implementations({s.name: s for s in specs}, not args.no_halide)
+    impls = implementations({s.name: s for s in specs}, not args.no_halide, args.tune)
     inputs = {s.name: s.inputs() for s in specs}
-    builds = build_all(specs, inputs, impls, [SIMD], rebuild=True)
+    builds = build_all(specs, inputs, impls, targets, rebuild=True)
     measured = run_all_in_node([b for b in builds], settings)
     load = max((v for m in measured for v in m.load), default=None)
-    print(f"\nwasm SIMD in Node, {settings.rounds} round(s), load average up to {load}")
-    print(f"{'pipeline':15} {'impl':22} {'median ms':>10} {'/ hand (min med max)':>24}  same")
-    geo: dict[str, list[float]] = {}
-    for spec in specs:
-        rows = [m for m in measured if m.pipeline == spec.name]
-        hand = next(m for m in rows if m.impl == "webhal")
-        for m in rows:
-            r = _ratios(m, hand)
-            same = "" if not m.ok else ("yes" if m.checksum == hand.checksum else "DIFFERS")
-            ms = f"{m.median_ms:.3f}" if m.ok else "failed"
-            ratio = "" if r is None else f"{r[0]:.2f} {r[1]:.2f} {r[2]:.2f}"
-            print(f"{spec.name:15} {m.impl:22} {ms:>10} {ratio:>24}  {same}"
-                  + ("" if m.ok else f"  {m.error.splitlines()[0][:80]}"))
-            if r is not None:
-                geo.setdefault(m.impl, []).append(r[1])
-    for impl, values in geo.items():
+    print(f"\nwasm in Node, {settings.rounds} round(s), load average up to {load}")
+    print(f"{'pipeline':15} {'target':18} {'impl':22} {'median ms':>10} "
+          f"{'/ hand (min med max)':>24}  same")
+    geo: dict[tuple[str, str], list[float]] = {}
+    for target in targets:
+        for spec in specs:
+            rows = [m for m in measured if m.pipeline == spec.name and m.target == target]
+            hand = next(m for m in rows if m.impl == "webhal")
+            for m in rows:
+                r = _ratios(m, hand)
+                same = "" if not m.ok else ("yes" if m.checksum == hand.checksum else "DIFFERS")
+                ms = f"{m.median_ms:.3f}" if m.ok else "failed"
+                ratio = "" if r is None else f"{r[0]:.2f} {r[1]:.2f} {r[2]:.2f}"
+                print(f"{spec.name:15} {TARGET_LABELS[target]:18} {m.impl:22} {ms:>10} "
+                      f"{ratio:>24}  {same}"
+                      + ("" if m.ok else f"  {m.error.splitlines()[0][:80]}"))
+                if r is not None:
+                    geo.setdefault((TARGET_LABELS[target], m.impl), []).append(r[1])
+    for (label, impl), values in geo.items():
         g = math.exp(sum(math.log(v) for v in values) / len(values))
-        print(f"geometric mean {impl} / hand: {g:.2f} over {len(values)} pipelines")
-    for (module, name, pipeline), seconds in sorted(AUTOSCHEDULE_SECONDS.items()):
-        print(f"autoschedule time {module} {name} {pipeline}: {seconds:.3f} s")
+        print(f"geometric mean {label} {impl} / hand: {g:.2f} over {len(values)} pipelines, "
+              f"worst {max(values):.2f}")
+    for (module, name, pipeline, target), seconds in sorted(AUTOSCHEDULE_SECONDS.items()):
+        print(f"autoschedule time {module} {name} {pipeline} {target}: {seconds:.3f} s")
     if not args.no_demos:
         import webhal as hl
         for demo in DEMOS:

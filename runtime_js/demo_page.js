@@ -7,6 +7,11 @@ import { create, fromImageData, meta, toImageData } from './pkg/index.js';
 import { timeBatches, toBase64 } from './harness.js';
 
 const settings = JSON.parse(document.getElementById('settings').textContent);
+// The autoscheduled package (pkg-auto/ beside pkg/, unless the page says why not): its variants
+// are "auto-NAME" in the picker, the table and the check.
+const auto = settings.auto ? await import('./pkg-auto/index.js') : null;
+const variants = [...meta.variants,
+  ...(auto ? auto.meta.variants.map((v) => ({ ...v, name: `auto-${v.name}` })) : [])];
 const $ = (id) => document.getElementById(id);
 const pipelines = new Map();  // variant -> Promise<Pipeline>
 const scalars = Object.fromEntries(Object.entries(settings.scalars).map(([k, s]) => [k, s.default]));
@@ -33,7 +38,10 @@ function outputShape() {
 }
 
 function pipeline(variant) {
-  if (!pipelines.has(variant)) pipelines.set(variant, create({ variant }));
+  if (!pipelines.has(variant)) {
+    pipelines.set(variant, variant.startsWith('auto-')
+      ? auto.create({ variant: variant.slice('auto-'.length) }) : create({ variant }));
+  }
   return pipelines.get(variant);
 }
 
@@ -79,7 +87,7 @@ async function time(variant) {
 
 function controls() {
   const picker = $('variant');
-  for (const v of meta.variants) picker.add(new Option(`${v.name} (${v.target})`, v.name));
+  for (const v of variants) picker.add(new Option(`${v.name} (${v.target})`, v.name));
   picker.onchange = () => queue(() => show(picker.value));
   for (const [name, s] of Object.entries(settings.scalars)) {
     const label = document.createElement('label');
@@ -95,7 +103,7 @@ function controls() {
     $('scalars').append(label);
   }
   $('time-all').onclick = () => queue(async () => {
-    for (const v of meta.variants) {
+    for (const v of variants) {
       try { await time(v.name); } catch (e) { $(`ms-${v.name}`).textContent = 'n/a'; }
     }
     say('timed every variant');
@@ -133,7 +141,7 @@ async function automatic() {
 // Every variant on the photo, for `webhal demo`'s headless run: outputs, times, adapters.
 async function check() {
   const results = {};
-  for (const v of meta.variants) {
+  for (const v of variants) {
     try {
       const { out } = await show(v.name);
       const timed = await time(v.name);
@@ -143,7 +151,7 @@ async function check() {
       results[v.name] = { target: v.target, error: String(e && e.message || e) };
     }
   }
-  const first = meta.variants.find((v) => !results[v.name].error);
+  const first = variants.find((v) => !results[v.name].error);
   if (first) {
     $('variant').value = first.name;
     await show(first.name);
@@ -159,5 +167,5 @@ if (new URLSearchParams(location.search).has('check')) {
   window.webhalResult = await check().catch((e) => ({ error: String(e && e.stack || e) }));
 } else {
   await automatic();
-  await queue(() => show(meta.variants[0].name));
+  await queue(() => show(variants[0].name));
 }

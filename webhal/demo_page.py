@@ -27,6 +27,11 @@ from webhal.runners.package_run import adapter_label
 
 TARGETS = ("wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128-wasm_threads",
            "wasm-32-wasmrt-wasm_simd128", "wasm-32-wasmrt")
+# The autoscheduled variants (pkg-auto/ beside the hand-scheduled pkg/, "auto-" in the
+# picker): the web's two machines and SIMD alone; scalar wasm stays hand-scheduled only.
+AUTO_TARGETS = TARGETS[:3]
+# Demos whose autoscheduled package is not built, and why (the page says so).
+AUTO_SKIPPED: dict[str, str] = {}
 _PAGE_SCRIPTS = ("demo_page.js", "harness.js")
 
 
@@ -106,6 +111,7 @@ def build_page(demo: Demo, out_root: str, *, cache: str | None = "") -> str:
     os.makedirs(page, exist_ok=True)
     meta = build.build(demo.path, demo.name, os.path.join(page, "pkg"), list(TARGETS),
                        quiet=True, cache=cache)
+    auto = build_auto_package(demo, page, cache=cache)
     scripts = package_data.folder("runtime_js")
     for script in _PAGE_SCRIPTS:
         with open(os.path.join(page, script), "w", encoding="utf-8") as f:
@@ -115,13 +121,34 @@ def build_page(demo: Demo, out_root: str, *, cache: str | None = "") -> str:
         shutil.copyfileobj(src, dst)
     settings = {"title": demo.title, "layout": demo.layout, "image": demo.image,
                 "input": "input", "margin": demo.margin, "scalars": demo.scalars,
-                "samples": 7, "minBatchMs": 20}
+                "samples": 7, "minBatchMs": 20, "auto": bool(auto["variants"])}
     html = environment().get_template("demo_page.html.j2").render(
         name=demo.name, title=demo.title, description=demo.description, image=demo.image,
-        variants=meta["variants"], settings=settings)
+        variants=meta["variants"] + auto["variants"], settings=settings,
+        auto_skipped=auto.get("skipped"))
     with open(os.path.join(page, "index.html"), "w", encoding="utf-8") as f:
         f.write(html)
     return page
+
+
+def build_auto_package(demo: Demo, page: str, *, cache: str | None = "") -> dict:
+    """pkg-auto/ in the page's folder: the demo's generator with its schedules removed and
+    webhal's autoscheduler applied for the photo's size (AUTO_TARGETS). Returns its variants
+    as the picker names them ("auto-simd", ...) and the seconds autoscheduling took per
+    target, or {"variants": [], "skipped": why} for a demo in AUTO_SKIPPED."""
+    from webhal.autoschedule.generators import AutoscheduledGenerator
+    from webhal.glue.npm_package import build_package
+    from webhal.imageio import imread
+    if demo.name in AUTO_SKIPPED:
+        return {"variants": [], "skipped": AUTO_SKIPPED[demo.name]}
+    photo = imread(package_data.folder("demos") / "images" / demo.image)
+    make = AutoscheduledGenerator(demo.generator(), (photo.shape[-1], photo.shape[-2]),
+                                  demo.margin, {k: v["default"] for k, v in demo.scalars.items()})
+    meta = build_package(make, list(AUTO_TARGETS), os.path.join(page, "pkg-auto"),
+                         generator=demo.name, generator_params={"autoscheduler": make.name},
+                         cache=cache)
+    return {"variants": [{**v, "name": f"auto-{v['name']}"} for v in meta["variants"]],
+            "seconds": make.seconds}
 
 
 # The reference outputs by demo and decoded photo: a page checked in Chromium and then in

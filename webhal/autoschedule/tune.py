@@ -30,7 +30,9 @@ import numpy as np
 from webhal.errors import CompileError, HalideError, SourceLocation
 
 MARGIN = 0.03            # a candidate must beat the model's pick by 3% to replace it
-MIN_REPS, MAX_REPS, BUDGET_S = 3, 15, 0.3  # timed runs per candidate (after one warm-up)
+# Rounds of timing (each candidate once a round, ROUND_S of calls), until BUDGET_S a
+# candidate is spent, at least MIN_ROUNDS.
+MIN_ROUNDS, MAX_ROUNDS, ROUND_S, BUDGET_S = 5, 25, 0.02, 0.4
 CACHE_VERSION = 1
 
 # Candidates measured in this process (tests read it: a cached choice measures nothing).
@@ -170,19 +172,49 @@ class _Inputs:
             p.set(value)
 
 
-def _time_ms(pipeline, sizes, target) -> float:
-    """Median ms of one realize, after a warm-up run that compiles."""
+def _prepared(pipeline, sizes, target):
+    """A call of the pipeline compiled as scheduled now, on its bound inputs into outputs of
+    `sizes` (as realize makes them): the compiled code is kept, so candidates can run in turn
+    after the Funcs' schedules have moved on, and the timing leaves out realize's own work."""
+    from webhal.jit import argument_values, call, compile_jit
+    definitions = pipeline._validated()
+    buffers = pipeline._enlarged(pipeline._output_buffers(sizes, None), target, None,
+                                 definitions)
+    compiled, _ = compile_jit(pipeline, target, definitions=definitions)
+    values = argument_values(pipeline, buffers, None)
+    return lambda: call(compiled, values, None)
+
+
+def _measure(runs: list) -> list[float | None]:
+    """Median ms per call of each prepared call (None: not runnable), in interleaved rounds
+    (each candidate once per round, so a drift of the machine's load or clock is shared)."""
     global measured_count
-    measured_count += 1
-    pipeline.realize(sizes, target)
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < MIN_REPS or (len(times) < MAX_REPS and
-                                    time.perf_counter() - start < BUDGET_S):
+    per_call: list[float | None] = []
+    reps: list[int] = []
+    for run in runs:  # warm-up: first calls grow memory and fill caches
+        if run is None:
+            reps.append(0)
+            continue
+        measured_count += 1
+        run()
         t0 = time.perf_counter()
-        pipeline.realize(sizes, target)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+        run()
+        first = time.perf_counter() - t0
+        reps.append(max(1, int(ROUND_S / max(first, 1e-6))))
+    samples: list[list[float]] = [[] for _ in runs]
+    start = time.perf_counter()
+    live = [i for i, r in enumerate(runs) if r is not None]
+    while live and (len(samples[live[0]]) < MIN_ROUNDS or (
+            len(samples[live[0]]) < MAX_ROUNDS and
+            time.perf_counter() - start < BUDGET_S * len(live))):
+        for i in live:
+            t0 = time.perf_counter()
+            for _ in range(reps[i]):
+                runs[i]()
+            samples[i].append((time.perf_counter() - t0) * 1e3 / reps[i])
+    for i, run in enumerate(runs):
+        per_call.append(statistics.median(samples[i]) if run is not None else None)
+    return per_call
 
 
 def tune(candidates: list, functions, outputs, images: dict, params: dict, target,
@@ -212,23 +244,28 @@ def tune(candidates: list, functions, outputs, images: dict, params: dict, targe
     schedules = _Schedules(functions)
     inputs = _Inputs(images, params, where)
     sizes = [ext for _, ext in out_regions[0]]
-    times: list[float | None] = []
+    runs: list = []
     errors: list[str] = []
     try:
         with Progress(console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task(f"tuning {outputs[0].name} for {target}",
-                                     total=len(candidates))
+            task = progress.add_task(f"tuning {outputs[0].name} for {target}: compiling",
+                                     total=len(candidates) + 1)
             for plan, _ in candidates:
                 schedules.restore()
                 apply(plan, {names[id(fn)]: Func._of(fn) for fn in functions})
                 try:
-                    times.append(_time_ms(Pipeline([Func._of(o) for o in outputs]), sizes,
-                                          target))
+                    run = _prepared(Pipeline([Func._of(o) for o in outputs]), sizes, target)
+                    run()  # compiled and run once: a failure at run time is found here
+                    runs.append(run)
                     errors.append("")
                 except HalideError as e:  # a variant the target refuses: not a choice
-                    times.append(None)
+                    runs.append(None)
                     errors.append(str(e).splitlines()[0][:200])
                 progress.advance(task)
+            progress.update(task, description=f"tuning {outputs[0].name} for {target}: "
+                            "timing")
+            times = _measure(runs)
+            progress.advance(task)
     finally:
         schedules.restore()
         inputs.restore()
