@@ -1,0 +1,558 @@
+// Images in and out of a webgpu variant without the CPU (issue 30, items 1 and 2).
+//
+// An input may be an image source (ImageBitmap, VideoFrame, HTMLVideoElement, HTMLImageElement,
+// HTMLCanvasElement, OffscreenCanvas, ImageData, or a GPUTexture of p.device): it is copied on
+// the GPU (copyExternalImageToTexture; importExternalTexture for video; writeTexture for
+// ImageData, whose bytes are already on the CPU) and a compute kernel unpacks it into a
+// GPUBuffer in the input's layout, which the pipeline then binds as that input's storage. An
+// output may name a GPUCanvasContext or a GPUTexture: the pipeline writes a GPUBuffer, and a
+// render pass packs the output's layout into the texture. Nothing is read back.
+//
+// Layouts are runtime_js/image_data.js's: a 2-D input is grey [x, y], a 3-D one planar
+// [x, y, c] or interleaved [c, x, y]. On the GPU, 8- and 16-bit elements are packed in 32-bit
+// words, little end first (webhal/codegen/wgsl: element i is bits 8*(i%4).. of word i/4 for
+// uint8), i.e. the same bytes as the host's buffer: the kernels here write and read exactly that.
+//
+// Only arguments that only kernels touch (the variant's deviceArguments) can be images: the
+// CPU variants, and arguments the host code reads, get a named error saying what to pass.
+
+import { ARRAYS } from './buffers.js';
+
+// GPUTextureUsage, GPUBufferUsage and GPUShaderStage bits (fixed by the WebGPU specification),
+// spelled out so that this runs where the globals are missing (Node).
+const TEXTURE = Object.freeze({ COPY_SRC: 0x1, COPY_DST: 0x2, TEXTURE_BINDING: 0x4,
+  RENDER_ATTACHMENT: 0x10 });
+const BUFFER = Object.freeze({ COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 });
+const STAGE = Object.freeze({ FRAGMENT: 0x2, COMPUTE: 0x4 });
+
+// Texture formats an input may be, by what they feed: unorm ones uint8, uint16 and float
+// inputs (as [0, 1]); float ones float inputs only. One-channel formats feed 2-D inputs.
+const UNORM = new Set(['r8unorm', 'rgba8unorm', 'rgba8unorm-srgb', 'bgra8unorm',
+  'bgra8unorm-srgb', 'rgba16unorm', 'r16unorm', 'rgb10a2unorm']);
+const FLOAT = new Set(['r16float', 'r32float', 'rgba16float', 'rgba32float']);
+const ONE_CHANNEL = new Set(['r8unorm', 'r16unorm', 'r16float', 'r32float']);
+
+// Element types images convert to and from, with the bits each takes in a 32-bit word.
+const TYPES = Object.freeze({ uint8: 8, uint16: 16, float32: 32 });
+
+const WHAT_TO_PASS = 'an image source (ImageBitmap, VideoFrame, HTMLVideoElement, '
+  + 'HTMLImageElement, HTMLCanvasElement, OffscreenCanvas, ImageData or a GPUTexture of p.device)';
+
+// 'an' before a vowel sound: ImageData, HTMLVideoElement, r8unorm ("ar"), rgba8unorm.
+const a = (word) => (/^([AEIOU]|HTML|[aefhilmnorsx])/.test(word) ? `an ${word}` : `a ${word}`);
+const isA = (value, name) => typeof globalThis[name] === 'function' && value instanceof globalThis[name];
+
+/** Whether `value` is a GPUTexture (by its shape: Node's bindings define no global class). */
+export function isGpuTexture(value) {
+  return value !== null && typeof value === 'object' && typeof value.createView === 'function'
+    && typeof value.format === 'string' && typeof value.usage === 'number';
+}
+
+/** Whether `value` is a GPUCanvasContext (a canvas's getContext('webgpu')). */
+export function isCanvasContext(value) {
+  return value !== null && typeof value === 'object'
+    && typeof value.getCurrentTexture === 'function' && typeof value.configure === 'function';
+}
+
+// ImageData, or an object of its shape ({ data: Uint8ClampedArray, width, height }, what
+// toImageData returns where ImageData is missing); a pipeline buffer has a shape instead.
+function isImageData(value) {
+  if (isA(value, 'ImageData')) return true;
+  return value !== null && typeof value === 'object' && value.data instanceof Uint8ClampedArray
+    && Number.isInteger(value.width) && Number.isInteger(value.height) && !('shape' in value);
+}
+
+/**
+ * The kind of image source `value` is ('ImageBitmap', 'VideoFrame', 'HTMLVideoElement',
+ * 'HTMLImageElement', 'HTMLCanvasElement', 'OffscreenCanvas', 'ImageData', 'GPUTexture'), or
+ * null when it is none.
+ */
+export function imageSourceKind(value) {
+  if (value === null || typeof value !== 'object') return null;
+  if (isGpuTexture(value)) return 'GPUTexture';
+  for (const name of ['VideoFrame', 'HTMLVideoElement', 'ImageBitmap', 'HTMLCanvasElement',
+    'OffscreenCanvas', 'HTMLImageElement']) {
+    if (isA(value, name)) return name;
+  }
+  return isImageData(value) ? 'ImageData' : null;
+}
+
+// An input's image and the shape the caller gave, if the value is one: the source itself, or
+// { data: source, shape }.
+function inputImage(value) {
+  if (imageSourceKind(value)) return { source: value, shape: undefined };
+  if (value && typeof value === 'object' && imageSourceKind(value.data)) {
+    return { source: value.data, shape: value.shape };
+  }
+  return null;
+}
+
+// A source's width and height.
+function sourceSize(kind, source) {
+  switch (kind) {
+    case 'VideoFrame': return [source.displayWidth, source.displayHeight];
+    case 'HTMLVideoElement': return [source.videoWidth, source.videoHeight];
+    case 'HTMLImageElement': return [source.naturalWidth, source.naturalHeight];
+    default: return [source.width, source.height];
+  }
+}
+
+const constraint = (arg, d) => arg.constraints?.find((c) => c.dim === d && c.field === 'extent'
+  && c.value !== null)?.value;
+
+// The layout ('grey', 'planar', 'interleaved') and channel count of an argument's shape for a
+// w x h image, or an error saying which shapes would do.
+function layoutOf(where, arg, shape, w, h, what) {
+  if (arg.dimensions === 2) {
+    if (shape[0] === w && shape[1] === h) return { layout: 'grey', channels: 1 };
+  } else if (arg.dimensions === 3) {
+    const interleaved = [3, 4].includes(shape[0]) && shape[1] === w && shape[2] === h;
+    const planar = [3, 4].includes(shape[2]) && shape[0] === w && shape[1] === h;
+    // A 3 or 4 pixel wide image fits both: the generator's dim(0) extent decides.
+    if (interleaved && (!planar || constraint(arg, 0) === shape[0])) {
+      return { layout: 'interleaved', channels: shape[0] };
+    }
+    if (planar) return { layout: 'planar', channels: shape[2] };
+  }
+  const wanted = arg.dimensions === 2 ? `[${w}, ${h}]`
+    : arg.dimensions === 3 ? `[${w}, ${h}, 3 or 4] (planar) or [3 or 4, ${w}, ${h}] (interleaved)`
+      : null;
+  throw new RangeError(`${where}: ${what} is ${w}x${h} and ${arg.name} has ${arg.dimensions} `
+    + `dimensions${wanted ? `: its shape must be ${wanted}, not `
+      + `[${(shape ?? []).join(', ')}]` : '; images feed only 2-D (grey) and 3-D (colour) '
+      + 'buffers'}`);
+}
+
+// The shape an image input takes when the caller gives none: grey [w, h] for 2-D, planar
+// [w, h, c] for 3-D unless the generator fixes dim(0) to 3 or 4 (interleaved); c is the
+// generator's fixed extent, else 3 (4 needs a shape, or such a constraint).
+function defaultShape(arg, w, h) {
+  if (arg.dimensions === 2) return [w, h];
+  const first = constraint(arg, 0);
+  if ([3, 4].includes(first)) return [first, w, h];
+  return [w, h, constraint(arg, 2) ?? 3];
+}
+
+// -- WGSL ---------------------------------------------------------------------------------------
+
+// How element e's bits decode to a float (an output) and a float encodes to element bits.
+function codec(type) {
+  return {
+    uint8: { read: 'f32((src[e >> 2u] >> ((e & 3u) * 8u)) & 255u) / 255.0',
+      write: 'u32(clamp(round(v * 255.0), 0.0, 255.0))' },
+    uint16: { read: 'f32((src[e >> 1u] >> ((e & 1u) * 16u)) & 65535u) / 65535.0',
+      write: 'u32(clamp(round(v * 65535.0), 0.0, 65535.0))' },
+    float32: { read: 'bitcast<f32>(src[e])', write: 'bitcast<u32>(v)' },
+  }[type];
+}
+
+// Pixel and channel of element e in a layout (w = dims.x, h = dims.y, channels C).
+function coordinates(layout, channels) {
+  if (layout === 'grey') return 'let x = e % dims.x; let y = e / dims.x; let c = 0u;';
+  if (layout === 'planar') {
+    return 'let n = dims.x * dims.y; let c = e / n; let p = e % n; '
+      + 'let x = p % dims.x; let y = p / dims.x;';
+  }
+  return `let c = e % ${channels}u; let p = e / ${channels}u; let x = p % dims.x; let y = p / dims.x;`;
+}
+
+// The unpack kernel: one invocation per 32-bit word of the input's buffer.
+function unpackWgsl({ type, layout, channels, external, single }) {
+  const bits = TYPES[type];
+  const perWord = 32 / bits;
+  const load = external ? 'textureLoad(src, vec2<u32>(x, y))' : 'textureLoad(src, vec2<u32>(x, y), 0)';
+  // A grey input from a colour image is its BT.601 luma as image_data.js computes it (integer
+  // weights 77, 150, 29 of 256 on bytes, so uint8 gives the same bytes); a one-channel
+  // texture is taken as it is.
+  let value;
+  if (layout !== 'grey') {
+    value = 'let v = t[c];';
+  } else if (single) {
+    value = 'let v = t.r;';
+  } else if (type === 'uint8') {
+    value = 'let b = vec3<u32>(round(clamp(t.rgb, vec3<f32>(0.0), vec3<f32>(1.0)) * 255.0)); '
+      + 'let v = f32((77u * b.r + 150u * b.g + 29u * b.b + 128u) >> 8u) / 255.0;';
+  } else {
+    value = 'let v = (77.0 * t.r + 150.0 * t.g + 29.0 * t.b) / 256.0;';
+  }
+  return `
+@group(0) @binding(0) var src: ${external ? 'texture_external' : 'texture_2d<f32>'};
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+// dims: width, height, element count, invocations per row of the dispatch grid
+@group(0) @binding(2) var<uniform> dims: vec4<u32>;
+
+fn element(e: u32) -> u32 {
+  ${coordinates(layout, channels)}
+  let t = ${load};
+  ${value}
+  return ${codec(type).write};
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  let word = g.x + g.y * dims.w;
+  let first = word * ${perWord}u;
+  if (first >= dims.z) { return; }
+  var bits = 0u;
+  for (var k = 0u; k < ${perWord}u; k++) {
+    if (first + k < dims.z) { bits |= element(first + k) << (k * ${bits}u); }
+  }
+  dst[word] = bits;
+}
+`;
+}
+
+// The pack pass: a triangle over the target, each fragment reading its pixel's elements.
+function packWgsl({ type, layout, channels }) {
+  const channel = (c) => {
+    const e = layout === 'grey' ? 'y * dims.x + x'
+      : layout === 'planar' ? `${c}u * dims.x * dims.y + y * dims.x + x`
+        : `(y * dims.x + x) * ${channels}u + ${c}u`;
+    return `element(${e})`;
+  };
+  const rgba = layout === 'grey' ? `let v = ${channel(0)}; return vec4<f32>(v, v, v, 1.0);`
+    : `return vec4<f32>(${channel(0)}, ${channel(1)}, ${channel(2)}, `
+      + `${channels === 4 ? channel(3) : '1.0'});`;
+  return `
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<uniform> dims: vec4<u32>;
+
+fn element(e: u32) -> f32 { return ${codec(type).read}; }
+
+@vertex
+fn vertex(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+  let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+  return vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
+}
+
+@fragment
+fn fragment(@builtin(position) at: vec4<f32>) -> @location(0) vec4<f32> {
+  let x = u32(at.x);
+  let y = u32(at.y);
+  ${rgba}
+}
+`;
+}
+
+// -- the runtime ---------------------------------------------------------------------------------
+
+/** A wrong kind of input or output for where it was passed. */
+export class ImageKindError extends TypeError {
+  constructor(message) {
+    super(message);
+    this.name = 'ImageKindError';
+  }
+}
+
+/**
+ * The image inputs and outputs of one pipeline: its kernels, and the buffers and textures it
+ * reuses from run to run (one of each per argument, remade when the size changes).
+ */
+export class GpuImages {
+  constructor() {
+    this.device = null;
+    this.pipelines = new Map();  // WGSL key -> compute or render pipeline
+    this.buffers = new Map();    // argument name -> { buffer, dims, texture }
+  }
+
+  /**
+   * Before a run: replace image inputs and image outputs by GPUBuffers (the inputs unpacked
+   * into them on the GPU, submitted now, ahead of the pipeline's kernels). Returns null when
+   * no argument is an image; else { inputs, outputs, present }, where `present(out)` (after the
+   * pipeline's kernels are submitted) packs the outputs into their targets and puts the
+   * targets in `out`, and returns a promise that rejects if WebGPU refused any of it.
+   */
+  stage(where, pipeline, inputs, outputs) {
+    const single = pipeline._outputs.length === 1;
+    const specs = single ? { [pipeline._outputs[0].name]: outputs } : outputs;
+    const images = [];
+    for (const arg of pipeline._inputs) {
+      const image = inputs && typeof inputs === 'object' && arg.kind !== 'scalar'
+        ? inputImage(inputs[arg.name]) : null;
+      if (image) images.push([arg, image]);
+    }
+    const targets = [];
+    for (const arg of pipeline._outputs) {
+      const data = specs?.[arg.name]?.data;
+      if (isCanvasContext(data) || isGpuTexture(data)) targets.push([arg, specs[arg.name]]);
+      else if (imageSourceKind(data)) {
+        throw new ImageKindError(`${where}: output ${arg.name} cannot be written to a `
+          + `${imageSourceKind(data)}; an output's data may be a GPUCanvasContext (a canvas's `
+          + "getContext('webgpu'), configured) or a GPUTexture with RENDER_ATTACHMENT usage, or a "
+          + 'GPUBuffer, or left out for a typed array');
+      }
+    }
+    if (!images.length && !targets.length) return null;
+    for (const [arg, image] of images) this._checkArgument(where, pipeline, arg, imageSourceKind(image.source));
+    for (const [arg, spec] of targets) {
+      this._checkArgument(where, pipeline, arg, isCanvasContext(spec.data) ? 'GPUCanvasContext' : 'GPUTexture');
+    }
+    const { device } = pipeline._gpu;
+    if (device !== this.device) {
+      this.destroy();  // a new device (the old one was lost): nothing made on the old one works
+      this.device = device;
+    }
+    // WebGPU reports a texture it cannot use (another device's, say) as a validation error.
+    let staged;
+    let inputScope;
+    device.pushErrorScope('validation');
+    try {
+      staged = this._stageInputs(where, images, inputs);
+    } finally {
+      inputScope = device.popErrorScope();
+    }
+    const newSpecs = { ...specs };
+    const packs = [];
+    for (const [arg, spec] of targets) {
+      const { buffer, job } = this._prepareOutput(where, arg, spec);
+      newSpecs[arg.name] = { shape: spec.shape, data: buffer };
+      packs.push([arg, spec.data, job]);
+    }
+    const present = async (out) => {
+      let outputScope;
+      device.pushErrorScope('validation');
+      try {
+        for (const [arg, target, job] of packs) {
+          job();
+          out[arg.name] = { data: target, shape: [...out[arg.name].shape] };
+        }
+      } finally {
+        outputScope = device.popErrorScope();
+      }
+      const [inError, outError] = await Promise.all([inputScope, outputScope]);
+      if (inError) {
+        throw new Error(`${where}: WebGPU refused the image input `
+          + `${images.map(([a]) => a.name).join(', ')} (a texture must be of p.device, with `
+          + `TEXTURE_BINDING usage): ${inError.message}`);
+      }
+      if (outError) {
+        throw new Error(`${where}: WebGPU refused the output target `
+          + `${targets.map(([a]) => a.name).join(', ')} (a texture or canvas of p.device, with `
+          + `RENDER_ATTACHMENT usage): ${outError.message}`);
+      }
+    };
+    return { inputs: staged, outputs: single ? newSpecs[pipeline._outputs[0].name] : newSpecs,
+      present };
+  }
+
+  /** Release the buffers and textures made here (not the caller's). */
+  destroy() {
+    for (const b of this.buffers.values()) {
+      b.buffer.destroy();
+      b.dims.destroy();
+      b.texture?.destroy();
+    }
+    this.buffers.clear();
+    this.pipelines.clear();
+  }
+
+  _checkArgument(where, pipeline, arg, kind) {
+    const role = arg.output ? 'output' : 'input';
+    const instead = arg.output
+      ? `pass { shape } for a ${ARRAYS[arg.type].name} and draw it with webhal's toImageData`
+      : `pass { data: ${ARRAYS[arg.type].name}, shape } (webhal's fromImageData makes one from `
+        + 'an ImageData)';
+    if (!pipeline._gpu) {
+      throw new ImageKindError(`${where}: ${role} ${arg.name} is ${a(kind)}, which only the webgpu `
+        + `variant takes; this pipeline runs the ${pipeline.variant} variant: ${instead}`);
+    }
+    if (!pipeline._deviceArguments.has(arg.name)) {
+      throw new ImageKindError(`${where}: ${role} ${arg.name} cannot be ${a(kind)}: the pipeline's `
+        + `CPU code ${arg.output ? 'writes' : 'reads'} it, and images stay on the GPU; ${instead}`);
+    }
+    if (!(arg.type in TYPES)) {
+      throw new ImageKindError(`${where}: ${role} ${arg.name} is ${arg.type}; images convert to `
+        + `and from ${Object.keys(TYPES).join(', ')} only: ${instead}`);
+    }
+  }
+
+  // The argument's GPUBuffer (and uniform of its dimensions), reused while its size holds.
+  _slot(name, bytes, textureSize) {
+    let slot = this.buffers.get(name);
+    const size = Math.max(4, Math.ceil(bytes / 4) * 4);
+    if (!slot || slot.buffer.size !== size) {
+      if (slot) {
+        slot.buffer.destroy();
+        slot.dims.destroy();
+        slot.texture?.destroy();
+      }
+      slot = {
+        buffer: this.device.createBuffer({ size, label: `webhal image ${name}`,
+          usage: BUFFER.STORAGE | BUFFER.COPY_SRC | BUFFER.COPY_DST }),
+        dims: this.device.createBuffer({ size: 16, usage: BUFFER.UNIFORM | BUFFER.COPY_DST }),
+        texture: null,
+      };
+      this.buffers.set(name, slot);
+    }
+    if (textureSize) {
+      const [w, h] = textureSize;
+      if (!slot.texture || slot.texture.width !== w || slot.texture.height !== h) {
+        slot.texture?.destroy();
+        // copyExternalImageToTexture wants RENDER_ATTACHMENT on its destination.
+        slot.texture = this.device.createTexture({ size: [w, h], format: 'rgba8unorm',
+          usage: TEXTURE.TEXTURE_BINDING | TEXTURE.COPY_DST | TEXTURE.RENDER_ATTACHMENT });
+      }
+    }
+    return slot;
+  }
+
+  _pipeline(key, make) {
+    let p = this.pipelines.get(key);
+    if (!p) {
+      p = make();
+      this.pipelines.set(key, p);
+    }
+    return p;
+  }
+
+  _stageInputs(where, images, inputs) {
+    if (!images.length) return inputs;
+    const staged = { ...inputs };
+    const device = this.device;
+    const encoder = device.createCommandEncoder({ label: 'webhal image inputs' });
+    const pass = encoder.beginComputePass();
+    for (const [arg, { source, shape: given }] of images) {
+      const kind = imageSourceKind(source);
+      const [w, h] = sourceSize(kind, source);
+      if (!(w > 0 && h > 0)) {
+        throw new RangeError(`${where}: input ${arg.name} is ${a(kind)} of ${w}x${h} pixels`
+          + (kind === 'HTMLVideoElement' ? ": the video has no frame yet (wait for its 'loadeddata' "
+            + 'event, or requestVideoFrameCallback)' : ''));
+      }
+      const shape = given ?? defaultShape(arg, w, h);
+      const { layout, channels } = layoutOf(where, arg, shape, w, h, `input ${arg.name}'s ${kind}`);
+      const count = shape.reduce((n, e) => n * e, 1);
+      let resource;
+      let single = false;
+      let external = false;
+      const slot = this._slot(arg.name, count * TYPES[arg.type] / 8,
+        kind === 'GPUTexture' || kind === 'HTMLVideoElement' || kind === 'VideoFrame' ? null : [w, h]);
+      if (kind === 'GPUTexture') {
+        resource = this._textureView(where, arg, source, layout);
+        single = ONE_CHANNEL.has(source.format);
+      } else if (kind === 'HTMLVideoElement' || kind === 'VideoFrame') {
+        resource = device.importExternalTexture({ source });
+        external = true;
+      } else if (kind === 'ImageData') {
+        // Its bytes are on the CPU already: one upload, no conversion there.
+        device.queue.writeTexture({ texture: slot.texture }, source.data,
+          { bytesPerRow: w * 4, rowsPerImage: h }, [w, h]);
+        resource = slot.texture.createView();
+      } else {
+        device.queue.copyExternalImageToTexture({ source }, { texture: slot.texture }, [w, h]);
+        resource = slot.texture.createView();
+      }
+      if (layout !== 'grey' && single) {
+        throw new ImageKindError(`${where}: input ${arg.name} is ${a(source.format)} texture, one `
+          + 'channel, for a colour input: pass an rgba8unorm (or rgba float) texture, or give '
+          + `${arg.name} 2 dimensions`);
+      }
+      const words = Math.ceil(count / (32 / TYPES[arg.type]));
+      const groups = Math.ceil(words / 64);
+      const gx = Math.min(groups, 32768);
+      const gy = Math.ceil(groups / gx);
+      device.queue.writeBuffer(slot.dims, 0, new Uint32Array([w, h, count, gx * 64]));
+      const spec = { type: arg.type, layout, channels, external, single };
+      const pipeline = this._pipeline(`unpack ${JSON.stringify(spec)}`, () => {
+        const module = device.createShaderModule({ code: unpackWgsl(spec), label: 'webhal unpack' });
+        return device.createComputePipeline({ layout: this._unpackLayout(external),
+          compute: { module, entryPoint: 'main' } });
+      });
+      const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+        { binding: 0, resource }, { binding: 1, resource: { buffer: slot.buffer } },
+        { binding: 2, resource: { buffer: slot.dims } }] });
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroups(gx, gy);
+      staged[arg.name] = { data: slot.buffer, shape };
+    }
+    pass.end();
+    device.queue.submit([encoder.finish()]);
+    return staged;
+  }
+
+  // An explicit layout: 'auto' would ask for a filterable float texture, which r32float and
+  // rgba32float are not.
+  _unpackLayout(external) {
+    return this._pipeline(`layout ${external}`, () => this.device.createPipelineLayout({
+      bindGroupLayouts: [this.device.createBindGroupLayout({ entries: [
+        external ? { binding: 0, visibility: STAGE.COMPUTE, externalTexture: {} }
+          : { binding: 0, visibility: STAGE.COMPUTE, texture: { sampleType: 'unfilterable-float' } },
+        { binding: 1, visibility: STAGE.COMPUTE, buffer: { type: 'storage' } },
+        { binding: 2, visibility: STAGE.COMPUTE, buffer: { type: 'uniform' } }] })] }));
+  }
+
+  _textureView(where, arg, texture, layout) {
+    const { format } = texture;
+    if (texture.dimension && texture.dimension !== '2d') {
+      throw new ImageKindError(`${where}: input ${arg.name} is a ${texture.dimension} texture; `
+        + 'pass a 2d one');
+    }
+    if (!(texture.usage & TEXTURE.TEXTURE_BINDING)) {
+      throw new ImageKindError(`${where}: the GPUTexture of input ${arg.name} needs the usage `
+        + 'TEXTURE_BINDING (GPUTextureUsage.TEXTURE_BINDING)');
+    }
+    if (!UNORM.has(format) && !FLOAT.has(format)) {
+      throw new ImageKindError(`${where}: input ${arg.name} is ${a(format)} texture; images are `
+        + `read from ${[...UNORM, ...FLOAT].join(', ')} textures`);
+    }
+    if (FLOAT.has(format) && arg.type !== 'float32') {
+      throw new ImageKindError(`${where}: input ${arg.name} is ${arg.type} and its texture is `
+        + `${format}: float textures feed float inputs; pass an ${layout === 'grey' ? 'r8unorm'
+          : 'rgba8unorm'} texture`);
+    }
+    return texture.createView();
+  }
+
+  // The output's GPUBuffer, and the job that packs it into its target after the run.
+  _prepareOutput(where, arg, spec) {
+    const { shape } = spec;
+    const device = this.device;
+    const count = Array.isArray(shape) ? shape.reduce((n, e) => n * e, 1) : 0;
+    const slot = this._slot(arg.name, count * TYPES[arg.type] / 8, null);
+    const job = () => {
+      const context = isCanvasContext(spec.data) ? spec.data : null;
+      let texture = spec.data;
+      if (context) {
+        try {
+          texture = context.getCurrentTexture();
+        } catch (e) {
+          throw new ImageKindError(`${where}: the GPUCanvasContext of output ${arg.name} is not `
+            + `configured: call context.configure({ device: p.device, format }) first (${e.message})`);
+        }
+      }
+      const { width: w, height: h, format } = texture;
+      const { layout, channels } = layoutOf(where, arg, shape, w, h, `the target of output ${arg.name}`);
+      if (!(texture.usage & TEXTURE.RENDER_ATTACHMENT)) {
+        throw new ImageKindError(`${where}: the ${context ? 'canvas' : 'GPUTexture'} of output `
+          + `${arg.name} needs the usage RENDER_ATTACHMENT`);
+      }
+      device.queue.writeBuffer(slot.dims, 0, new Uint32Array([w, h, count, 0]));
+      const key = { type: arg.type, layout, channels, format };
+      const pipeline = this._pipeline(`pack ${JSON.stringify(key)}`, () => {
+        const module = device.createShaderModule({ code: packWgsl(key), label: 'webhal pack' });
+        return device.createRenderPipeline({ layout: 'auto',
+          vertex: { module, entryPoint: 'vertex' },
+          fragment: { module, entryPoint: 'fragment', targets: [{ format }] },
+          primitive: { topology: 'triangle-list' } });
+      });
+      const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+        { binding: 0, resource: { buffer: slot.buffer } },
+        { binding: 1, resource: { buffer: slot.dims } }] });
+      const encoder = device.createCommandEncoder({ label: 'webhal image outputs' });
+      const pass = encoder.beginRenderPass({ colorAttachments: [{ view: texture.createView(),
+        loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }] });
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.draw(3);
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+    };
+    // The target's size must be known before the run, to check the output's shape.
+    const target = isCanvasContext(spec.data) ? spec.data.canvas : spec.data;
+    if (target && Number.isInteger(target.width)) {
+      layoutOf(where, arg, shape, target.width, target.height, `the target of output ${arg.name}`);
+    }
+    return { buffer: slot.buffer, job };
+  }
+}

@@ -1,0 +1,97 @@
+// Image inputs and outputs of the image_kinds package on dawn.node (tests/gpu_images): GPUTexture
+// and ImageData in, GPUTexture out, typed arrays where the test compares through them; prints
+// JSON of the bytes it sent and got, which the test checks against the reference evaluator.
+// argv: the package's index.js URL, width, height.
+import { createRequire } from 'node:module';
+
+const [index, W, H] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const { create: createGpu, globals } = createRequire(import.meta.url)(process.env.HL_WEBGPU_NODE_BINDINGS);
+Object.assign(globalThis, globals);
+const { create } = await import(index);
+const p = await create({ variant: 'webgpu', gpu: createGpu([]) });
+const d = p.device;
+const U = GPUTextureUsage;
+
+const rgba = Uint8Array.from({ length: W * H * 4 }, (_, i) => (i * 37 + 11) % 256);
+const other = Uint8Array.from({ length: W * H * 4 }, (_, i) => (i * 101 + 7) % 256);
+const grey = Uint8Array.from({ length: W * H }, (_, i) => (i * 53 + 3) % 256);
+const level = Float32Array.from({ length: W * H }, (_, i) => ((i * 29) % 97) / 96 - 0.1);
+
+function texture(format, bytes, bpp) {
+  const t = d.createTexture({ size: [W, H], format,
+    usage: U.TEXTURE_BINDING | U.COPY_DST | U.COPY_SRC | U.RENDER_ATTACHMENT });
+  if (bytes) d.queue.writeTexture({ texture: t }, bytes, { bytesPerRow: W * bpp }, [W, H]);
+  return t;
+}
+async function read(t, bpp) {
+  const row = Math.ceil((W * bpp) / 256) * 256;
+  const b = d.createBuffer({ size: row * H, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const e = d.createCommandEncoder();
+  e.copyTextureToBuffer({ texture: t }, { buffer: b, bytesPerRow: row }, [W, H]);
+  d.queue.submit([e.finish()]);
+  await b.mapAsync(GPUMapMode.READ);
+  const all = new Uint8Array(b.getMappedRange());
+  const out = new Uint8Array(W * H * bpp);
+  for (let y = 0; y < H; y++) out.set(all.subarray(y * row, y * row + W * bpp), y * W * bpp);
+  b.unmap();
+  return out;
+}
+const list = (bytes) => Array.from(bytes);
+const floats = (bytes) => Array.from(new Float32Array(bytes.buffer));
+
+// Run 1: textures of every format in, textures out.
+const outs = { planar_out: texture('rgba8unorm', null, 4), interleaved_out: texture('bgra8unorm', null, 4),
+  grey_out: texture('r8unorm', null, 1), level_out: texture('r32float', null, 4) };
+const got1 = await p.run({
+  planar: texture('rgba8unorm', rgba, 4),
+  interleaved: { data: { data: new Uint8ClampedArray(other), width: W, height: H }, shape: [3, W, H] },
+  grey: texture('r8unorm', grey, 1),
+  level: texture('r32float', new Uint8Array(level.buffer), 4),
+}, Object.fromEntries(Object.entries(outs).map(([k, t]) => [k, {
+  shape: k === 'interleaved_out' ? [3, W, H] : k === 'planar_out' ? [W, H, 3] : [W, H], data: t }])));
+const bgra = await read(outs.interleaved_out, 4);
+for (let i = 0; i < bgra.length; i += 4) [bgra[i], bgra[i + 2]] = [bgra[i + 2], bgra[i]];
+const run1 = { planar_out: list(await read(outs.planar_out, 4)), interleaved_out: list(bgra),
+  grey_out: list(await read(outs.grey_out, 1)), level_out: floats(await read(outs.level_out, 4)),
+  returned: Object.fromEntries(Object.entries(got1).map(([k, v]) => [k, v.data === outs[k]])) };
+
+// Run 2: colour sources for the grey inputs (luma), ImageData planar, typed arrays out; the
+// same textures again (the staging buffers are reused).
+const got2 = await p.run({
+  planar: { data: new Uint8ClampedArray(other), width: W, height: H },
+  interleaved: texture('rgba8unorm', rgba, 4),
+  grey: texture('rgba8unorm', rgba, 4),
+  level: { data: new Uint8ClampedArray(other), width: W, height: H },
+}, { planar_out: { shape: [W, H, 3] }, interleaved_out: { shape: [3, W, H] }, grey_out: { shape: [W, H] },
+  level_out: { shape: [W, H] } });
+const run2 = Object.fromEntries(Object.entries(got2).map(([k, v]) => [k, Array.from(v.data)]));
+
+// Errors: each names the culprit and what to pass.
+const errors = {};
+const attempt = async (name, f) => {
+  try { await f(); errors[name] = null; } catch (e) { errors[name] = `${e.name}: ${e.message}`; }
+};
+const plain = { planar: { data: new Uint8Array(W * H * 3), shape: [W, H, 3] },
+  interleaved: { data: new Uint8Array(W * H * 3), shape: [3, W, H] },
+  grey: { data: new Uint8Array(W * H), shape: [W, H] }, level: { data: new Float32Array(W * H), shape: [W, H] } };
+const shapes = { planar_out: { shape: [W, H, 3] }, interleaved_out: { shape: [3, W, H] },
+  grey_out: { shape: [W, H] }, level_out: { shape: [W, H] } };
+await attempt('floatForUint8', () => p.run({ ...plain, grey: texture('r32float', null, 4) }, shapes));
+await attempt('noBinding', () => p.run({ ...plain, planar: d.createTexture({ size: [W, H],
+  format: 'rgba8unorm', usage: U.COPY_DST }) }, shapes));
+await attempt('wrongShape', () => p.run({ ...plain, planar: { data: texture('rgba8unorm', rgba, 4),
+  shape: [W + 1, H, 3] } }, shapes));
+await attempt('singleForColour', () => p.run({ ...plain, planar: texture('r8unorm', grey, 1) }, shapes));
+await attempt('targetSize', () => p.run(plain, { ...shapes, grey_out: { shape: [W, H],
+  data: d.createTexture({ size: [W + 2, H], format: 'r8unorm', usage: U.RENDER_ATTACHMENT }) } }));
+const cpu = await create({ variant: 'simd' });
+await attempt('cpuTexture', () => cpu.run({ ...plain, planar: texture('rgba8unorm', rgba, 4) }, shapes));
+await attempt('cpuImageData', () => cpu.run({ ...plain,
+  grey: { data: new Uint8ClampedArray(other), width: W, height: H } }, shapes));
+await attempt('cpuTarget', () => cpu.run(plain, { ...shapes, grey_out: { shape: [W, H],
+  data: texture('r8unorm', null, 1) } }));
+// p still runs after the failed calls.
+await attempt('afterErrors', () => p.run(plain, shapes));
+console.log(JSON.stringify({ rgba: list(rgba), other: list(other), grey: list(grey),
+  level: Array.from(level), run1, run2, errors }));
+process.exit(0);
