@@ -5,6 +5,7 @@
 
 import { create, fromImageData, meta, toImageData } from './pkg/index.js';
 import { timeBatches, toBase64 } from './harness.js';
+import { drawProfile } from './pkg/runtime/profile.js';
 
 const settings = JSON.parse(document.getElementById('settings').textContent);
 // The autoscheduled package (pkg-auto/ beside pkg/, unless the page says why not): its variants
@@ -55,6 +56,19 @@ function draw(canvas, image) {
   canvas.getContext('2d').putImageData(image, 0, 0);
 }
 
+// A package built with `profile`: each Func's share of the runs so far, as bars under the images.
+function showProfile(p) {
+  const profile = p.profile?.();
+  if (!profile) return;
+  let element = $('profile');
+  if (!element) {
+    element = document.createElement('div');
+    element.id = 'profile';
+    document.querySelector('.images').after(element);
+  }
+  drawProfile(element, profile);
+}
+
 function say(text) {
   $('status').textContent = text;
 }
@@ -72,6 +86,7 @@ async function show(variant) {
   const p = await pipeline(variant);
   const out = await p.run(inputs(), { shape: outputShape() });
   draw($('output'), toImageData(out));
+  showProfile(p);
   say(`${variant}: ${p.target}${p.adapterInfo ? ` on ${p.adapterInfo.vendor} ${p.adapterInfo.architecture}` : ''}`);
   return { p, out };
 }

@@ -4,12 +4,12 @@
 // pipeline usable for the next one.
 
 import { ERROR_CODE } from './abi.js';
+import { readProfile } from './profile.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
 import {
   BUFFER_USAGE, SoftwareAdapterError, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
   softwareAdapter,
 } from './webgpu.js';
-import { GpuImages } from './gpu_images.js';
 
 // The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
@@ -345,7 +345,6 @@ class Pipeline {
       pthreads.unusedWorkers.length = 0;
       pthreads.runningWorkers.length = 0;
     }
-    this._images?.destroy();
     this._gpu?.destroy();
     this._gpu = null;
     this._reprepare = null;
@@ -386,13 +385,22 @@ class Pipeline {
     return adapterInfo(this.device);
   }
 
+  /**
+   * The profiler's report, for a package built for a target with `profile` (else null):
+   * { text, pipelines } with the text in Halide's format and, per pipeline, { name, runs,
+   * totalMs, perRunMs, threads, sections: { funcs: [{ name, ms, percent }] } } over the runs
+   * since create() or the last profile({ reset: true }). The wasm code's time per Func, on
+   * performance.now()'s clock (coarsened by browsers that are not cross-origin isolated).
+   */
+  profile(opts = {}) {
+    if (this._disposed) throw disposedError(`${this.meta.name}.profile`);
+    return readProfile(this._module, heap, Boolean(opts.reset));
+  }
+
   async _run(inputs, outputs) {
     const where = `${this.meta.name}.run`;
-    if (this._gpu?.lost) await this._recover(where);
-    // Image sources in, canvases and textures out (gpu_images.js): GPUBuffers from here on.
-    const images = (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
-    if (images) ({ inputs, outputs } = images);
     const values = this._check(where, inputs, outputs);
+    if (this._gpu?.lost) await this._recover(where);
     const m = this._module;
     const allocations = [];
     const alloc = (bytes, what) => {
@@ -472,7 +480,6 @@ class Pipeline {
         }
         out[arg.name] = { data, shape: [...shape] };
       }
-      if (images) await images.present(out);
       return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
     } finally {
       if (scope) await this._gpu.device.popErrorScope().catch(() => {});

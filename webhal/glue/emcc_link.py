@@ -68,8 +68,11 @@ def link_glue(target: Target, capabilities: EmscriptenCapabilities, function: st
     places = ["web", "worker", "node"] if threads else ["web"]
     runtime = ["HEAPU8", *(["ccall"] if suspend == "asyncify" else [])]
     # The threads variant sets its thread count at create(): Halide's halide_set_num_threads.
+    # p.profile() reads the profiler's report (target feature profile).
+    profiler = ["webhal_profiler_report_text", "halide_profiler_reset"] \
+        if target.has_feature("profile") else []
     exported = (function, "malloc", "free", *(["halide_set_num_threads"] if threads else []),
-                *c_exports)
+                *profiler, *c_exports)
     module = JsModule(f"create_{function}", exported, tuple(runtime), es6=True)
     flags = emcc_flags(target, capabilities, environment=places, module=module,
                        gpu_bindings=False, thread_pool_size=thread_pool_size,
