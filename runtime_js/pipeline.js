@@ -10,6 +10,7 @@ import {
   BUFFER_USAGE, SoftwareAdapterError, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
   softwareAdapter,
 } from './webgpu.js';
+import { GpuImages } from './gpu_images.js';
 
 // The smallest module using a SIMD128 instruction: validates where wasm SIMD is on.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
@@ -345,6 +346,7 @@ class Pipeline {
       pthreads.unusedWorkers.length = 0;
       pthreads.runningWorkers.length = 0;
     }
+    this._images?.destroy();
     this._gpu?.destroy();
     this._gpu = null;
     this._reprepare = null;
@@ -399,8 +401,11 @@ class Pipeline {
 
   async _run(inputs, outputs) {
     const where = `${this.meta.name}.run`;
-    const values = this._check(where, inputs, outputs);
     if (this._gpu?.lost) await this._recover(where);
+    // Image sources in, canvases and textures out (gpu_images.js): GPUBuffers from here on.
+    const images = (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
+    if (images) ({ inputs, outputs } = images);
+    const values = this._check(where, inputs, outputs);
     const m = this._module;
     const allocations = [];
     const alloc = (bytes, what) => {
@@ -480,6 +485,7 @@ class Pipeline {
         }
         out[arg.name] = { data, shape: [...shape] };
       }
+      if (images) await images.present(out);
       return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
     } finally {
       if (scope) await this._gpu.device.popErrorScope().catch(() => {});

@@ -40,8 +40,8 @@ from webhal.toolchain.emcc_flags import SUSPENDERS
 
 # The order variants are tried in at load time: the fastest first.
 VARIANT_ORDER = ("webgpu", "threads", "simd", "scalar")
-_RUNTIME_FILES = ("abi.js", "buffers.js", "image_data.js", "pipeline.js", "webgpu.js",
-                  "profile.js")
+_RUNTIME_FILES = ("abi.js", "buffers.js", "gpu_images.js", "image_data.js", "pipeline.js",
+                  "webgpu.js", "profile.js")
 _NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 _TS_ARRAYS = npm_arguments.ARRAYS
 
