@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 import time
 import types
@@ -97,6 +98,158 @@ def demo_pipeline(name: str, target: str, size: tuple[int, int]):
     return p, g, mod
 
 
+# -- WebGPU: the demos' hand GPU schedules against their autoschedules ----------------------
+
+GPU_TARGET = "wasm-32-wasmrt-wasm_simd128-webgpu"
+GPU_BUILD = Path(__file__).resolve().parent / "build" / "autoschedule_gpu"
+
+_GPU_RUNNER = """
+// benchmarks/autoschedule.py --webgpu: each demo's webgpu variant, hand-scheduled (hand/) and
+// autoscheduled (auto/), on GPUBuffers in and out at SIZE^2, in interleaved rounds.
+// node run.mjs BUILD_DIR SIZE ROUNDS; dawn.node is HL_WEBGPU_NODE_BINDINGS or node_modules/webgpu.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+const [build, n, rounds] = [path.resolve(process.argv[2]), Number(process.argv[3]),
+  Number(process.argv[4])];
+const require = createRequire(import.meta.url);
+const gpu = require(process.env.HL_WEBGPU_NODE_BINDINGS || require.resolve('webgpu')).create([]);
+const DEMOS = JSON.parse(process.argv[5]);
+const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4;
+const now = () => performance.now();
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+const out = { adapter: null, size: n, demos: [] };
+for (const [name, [channels, scalars, margin]] of Object.entries(DEMOS)) {
+  const shape = channels ? [n, n, channels] : [n, n];
+  const outShape = channels ? [n - margin, n - margin, channels] : [n - margin, n - margin];
+  const count = shape.reduce((a, b) => a * b);
+  const data = new Uint8Array(count).map((_, i) => (i * 7919 + (i >> 9) * 13) % 251);
+  const sides = {};
+  for (const kind of ['hand', 'auto']) {
+    let create;
+    try {
+      ({ create } = await import(pathToFileURL(path.join(build, name, kind, 'index.js'))));
+    } catch (e) { console.error(`${name} ${kind}: not built`); continue; }
+    const p = await create({ gpu, variant: 'webgpu' });
+    const info = p.adapterInfo;
+    out.adapter = info
+      && `${info.description || info.device} (${info.vendor} ${info.architecture})`;
+    const device = p.device;
+    const words = Math.ceil(count / 4) * 4;
+    const padded = new Uint8Array(words);
+    padded.set(data);
+    const input = device.createBuffer({ size: words, usage: STORAGE | COPY_DST });
+    device.queue.writeBuffer(input, 0, padded);
+    const outWords = Math.ceil(outShape.reduce((a, b) => a * b) / 4) * 4;
+    const output = device.createBuffer({ size: outWords, usage: STORAGE | COPY_SRC });
+    const inputs = { ...scalars, input: { data: input, shape } };
+    const typed = await p.run({ ...scalars, input: { data, shape } }, { shape: outShape });
+    sides[kind] = { p, device, args: [inputs, { shape: outShape, data: output }],
+      typed: typed.data,
+      buffers: [input, output], times: [] };
+  }
+  if (!sides.hand || !sides.auto) continue;
+  let diff = 0;
+  for (let i = 0; i < sides.hand.typed.length; i++) {
+    diff = Math.max(diff, Math.abs(sides.hand.typed[i] - sides.auto.typed[i]));
+  }
+  for (const s of Object.values(sides)) {
+    for (let i = 0; i < 3; i++) await s.p.run(...s.args);
+    await s.device.queue.onSubmittedWorkDone();
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const s of Object.values(sides)) {
+      const k = 10;
+      const t = now();
+      for (let i = 0; i < k; i++) await s.p.run(...s.args);
+      await s.device.queue.onSubmittedWorkDone();
+      s.times.push((now() - t) / k);
+    }
+  }
+  const row = { demo: name, shape, maxDiff: diff, handMs: sides.hand.times,
+    autoMs: sides.auto.times, ratios: sides.auto.times.map((a, i) => a / sides.hand.times[i]) };
+  out.demos.push(row);
+  console.error(`${name}: hand ${median(row.handMs).toFixed(3)} ms, auto `
+    + `${median(row.autoMs).toFixed(3)} ms, auto/hand ${median(row.ratios).toFixed(2)} `
+    + `(${Math.min(...row.ratios).toFixed(2)}-${Math.max(...row.ratios).toFixed(2)}), `
+    + `max diff ${diff}`);
+  for (const s of Object.values(sides)) {
+    for (const b of s.buffers) b.destroy();
+    await s.p.dispose();
+  }
+}
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+
+def build_gpu(demos: list[str], size: int) -> dict[str, dict]:
+    """Each demo's webgpu variant twice into GPU_BUILD/NAME/: hand/ (its own GPU schedule)
+    and auto/ (webhal's autoschedule for `size`^2); writes run.mjs beside them. Returns
+    per demo the seconds autoscheduling took."""
+    from webhal import build, demo_page
+    from webhal.autoschedule.generators import AutoscheduledGenerator
+    from webhal.glue.npm_package import build_package
+    GPU_BUILD.mkdir(parents=True, exist_ok=True)
+    (GPU_BUILD / "package.json").write_text('{"type": "module"}\n')
+    (GPU_BUILD / "run.mjs").write_text(_GPU_RUNNER)
+    seconds = {}
+    for name in demos:
+        demo = demo_page.load(name)
+        build.build(demo.path, name, str(GPU_BUILD / name / "hand"), [GPU_TARGET], quiet=True)
+        make = AutoscheduledGenerator(demo.generator(), (size, size), demo.margin,
+                                      {k: v["default"] for k, v in demo.scalars.items()})
+        build_package(make, [GPU_TARGET], str(GPU_BUILD / name / "auto"), generator=name,
+                      generator_params={"autoscheduler": make.name})
+        seconds[name] = make.seconds[GPU_TARGET]
+        print(f"built {name}: autoscheduling took {seconds[name]:.2f} s", flush=True)
+    return seconds
+
+
+def run_gpu(demos: list[str], size: int, rounds: int, icd: str | None) -> dict:
+    """run.mjs in Node on dawn.node (with Vulkan ICD `icd`, e.g. SwiftShader's or lavapipe's);
+    the JSON it prints."""
+    import json
+    import os
+
+    from webhal.runners.node import run_node
+    env = dict(os.environ)
+    if icd:
+        env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = icd
+    from webhal import demo_page
+    about = {}
+    for name in demos:
+        d = demo_page.load(name)
+        about[name] = [3 if d.layout == "rgb" else 0,
+                       {k: v["default"] for k, v in d.scalars.items()}, d.margin]
+    args = [str(GPU_BUILD), str(size), str(rounds), json.dumps(about)]
+    done = run_node(str(GPU_BUILD / "run.mjs"), args, dawn=True, env=env, timeout_s=1800)
+    sys.stderr.write(done.stderr)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def webgpu_main(args) -> int:
+    from webhal.toolchain.webgpu import find_lavapipe_icd, find_swiftshader_icd
+    demos = args.demos.split(",") if args.demos else list(DEMOS)
+    if not args.run_only:
+        build_gpu(demos, args.size)
+    if args.build_only:
+        return 0
+    icds = {"swiftshader": find_swiftshader_icd().path, "lavapipe": find_lavapipe_icd().path}
+    for label in args.adapters.split(","):
+        result = run_gpu(demos, args.size, args.rounds, icds[label])
+        ratios = [statistics.median(r["ratios"]) for r in result["demos"]]
+        geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+        print(f"WebGPU on {result['adapter']} ({label}), {args.size}^2, {args.rounds} rounds:")
+        for r in result["demos"]:
+            print(f"  {r['demo']:24} hand {statistics.median(r['handMs']):8.3f} ms  auto "
+                  f"{statistics.median(r['autoMs']):8.3f} ms  auto/hand "
+                  f"{statistics.median(r['ratios']):.2f} ({min(r['ratios']):.2f}-"
+                  f"{max(r['ratios']):.2f})  max diff {r['maxDiff']}")
+        print(f"  geometric mean auto/hand {geo:.2f}, worst {max(ratios):.2f}")
+    return 0
+
+
 # -- the benchmark -------------------------------------------------------------------------------
 
 def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0) -> dict:
@@ -155,7 +308,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-demos", action="store_true", help="skip demo timings")
     parser.add_argument("--tune", type=int, default=0, metavar="N",
                         help="also webhal-tuned: the autoscheduler with tune=N")
+    webgpu = parser.add_argument_group("--webgpu: the demos' hand GPU schedules against "
+                                       "their autoschedules, in Node on dawn.node")
+    webgpu.add_argument("--webgpu", action="store_true", help="run this instead of wasm")
+    webgpu.add_argument("--demos", help="comma list (default: all six)")
+    webgpu.add_argument("--size", type=int, default=1024, help="image side (default 1024)")
+    webgpu.add_argument("--rounds", type=int, default=7)
+    webgpu.add_argument("--adapters", default="swiftshader,lavapipe",
+                        help="Vulkan ICDs for dawn.node: swiftshader, lavapipe")
+    webgpu.add_argument("--build-only", action="store_true",
+                        help="build benchmarks/build/autoschedule_gpu (to carry elsewhere)")
+    webgpu.add_argument("--run-only", action="store_true", help="use what is built")
     args = parser.parse_args(argv)
+    if args.webgpu:
+        return webgpu_main(args)
     names = args.pipelines.split(",") if args.pipelines else list(suite.SUITE)
     targets = [{"simd": SIMD, "threads": THREADS}[t] for t in args.targets.split(",")]
     specs = [suite.SUITE[n] for n in names]
