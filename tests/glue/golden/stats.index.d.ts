@@ -39,10 +39,11 @@ export type RowSumsShape = [y: number];
 /** The shape of output shifted: int32 buffer (Int32Array) over (x, y), shape [x, y], dimension 0 innermost. */
 export type ShiftedShape = [x: number, y: number];
 
-/** The second argument of run(): the shape of each output to make. */
+/** The second argument of run(): the shape of each output, and optionally `data`, a typed
+ * array of its type and size to write it into (in place, no new array). */
 export interface OutputShapes {
-  row_sums: { shape: Readonly<RowSumsShape>; data?: undefined };
-  shifted: { shape: Readonly<ShiftedShape>; data?: undefined };
+  row_sums: { shape: Readonly<RowSumsShape>; data?: Float64Array };
+  shifted: { shape: Readonly<ShiftedShape>; data?: Int32Array };
 }
 /** What run() returns: each output as its typed array. */
 export interface Outputs {

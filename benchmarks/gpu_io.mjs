@@ -1,0 +1,278 @@
+// The webgpu variant's host copies and per-call cost against Dawn's own floors (issue 30):
+// node benchmarks/gpu_io.mjs BUILD_DIR [--sizes 2048,8192] [--table 4096] [--calls 1000]
+//   [--reps 10] [--only io,call,table] [--call-size 2048]
+// BUILD_DIR holds the packages benchmarks/gpu_io.py builds (brighten_f32, unsharp,
+// bilateral_grid, local_laplacian; webgpu variant). dawn.node is HL_WEBGPU_NODE_BINDINGS (the
+// dawn.node file), else node_modules/webgpu's. Prints one JSON object (and a readable summary on stderr).
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? fallback : argv[i + 1];
+};
+const build = path.resolve(argv[0]);
+const sizes = option('sizes', '2048,8192').split(',').map(Number);
+const tableSize = Number(option('table', '4096'));
+const calls = Number(option('calls', '1000'));
+const callSize = Number(option('call-size', '2048'));
+const reps = Number(option('reps', '10'));
+const only = new Set(option('only', 'io,call,table').split(','));
+
+const require = createRequire(import.meta.url);
+const dawn = process.env.HL_WEBGPU_NODE_BINDINGS || path.join(path.dirname(
+  require.resolve('webgpu/package.json')), 'dist', `${process.platform}-${process.arch}`, 'dawn.node');
+const bindings = require(dawn);
+const gpu = bindings.create([]);
+const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4, MAP_READ = 0x1;
+
+const load = async (name) => (await import(pathToFileURL(path.join(build, name, 'index.js')))).create;
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+const log = (...a) => console.error(...a);
+const now = () => performance.now();
+
+async function timed(fn, n) {
+  await fn();  // warm up: buffers made, pipelines compiled
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = now();
+    await fn();
+    times.push(now() - t);
+  }
+  return median(times);
+}
+
+const result = { adapter: null, io: [], call: null, table: [] };
+
+// (a) float32 brighten, typed arrays in and out, against Dawn's own round trip for the bytes.
+async function io(create) {
+  const p = await create({ gpu, variant: 'webgpu' });
+  const info = p.adapterInfo;
+  result.adapter = info && `${info.description || info.device} (${info.vendor} ${info.architecture})`;
+  const device = p.device;
+  for (const n of sizes) {
+    const count = n * n;
+    const input = new Float32Array(count).map((_, i) => (i % 251) / 251);
+    const out = new Float32Array(count);
+    const inputs = { input: { data: input, shape: [n, n] }, gain: 1.5, bias: 0.1 };
+    const r = Math.max(3, Math.round(reps * Math.min(1, (2048 * 2048) / count) * 2));
+    const inPlace = await timed(() => p.run(inputs, { shape: [n, n], data: out }), r);
+    const fresh = await timed(() => p.run(inputs, { shape: [n, n] }), r);
+    const check = out[1000] === Math.fround(Math.fround(input[1000] * 1.5) + 0.1)
+      || Math.abs(out[1000] - (input[1000] * 1.5 + 0.1)) < 1e-6;
+    // The floor: writeBuffer, a copy into a reused MAP_READ buffer, mapAsync, one copy out.
+    const bytes = count * 4;
+    const src = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST | COPY_SRC });
+    const staging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
+    const floor = await timed(async () => {
+      device.queue.writeBuffer(src, 0, input);
+      const e = device.createCommandEncoder();
+      e.copyBufferToBuffer(src, 0, staging, 0, bytes);
+      device.queue.submit([e.finish()]);
+      await staging.mapAsync(MAP_READ);
+      out.set(new Float32Array(staging.getMappedRange()));
+      staging.unmap();
+    }, r);
+    // The kernel itself (on GPUBuffers, replayed): what a software adapter adds to the trip.
+    const gpuIn = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST });
+    const gpuOut = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC });
+    const { ms: kernel } = await kernelsAlone(p, [{ ...inputs, input: { data: gpuIn,
+      shape: [n, n] } }, { shape: [n, n], data: gpuOut }], Math.max(3, r));
+    for (const b of [src, staging, gpuIn, gpuOut]) b.destroy();
+    const row = { size: n, inPlaceMs: inPlace, newArrayMs: fresh, floorMs: floor,
+      kernelMs: kernel, ratio: inPlace / floor, ratioNewArray: fresh / floor,
+      ratioWithKernel: inPlace / (floor + kernel), correct: check };
+    result.io.push(row);
+    log(`brighten f32 ${n}x${n}: typed arrays in place ${inPlace.toFixed(3)} ms, new array `
+      + `${fresh.toFixed(3)} ms; Dawn round trip ${floor.toFixed(3)} ms: `
+      + `${row.ratio.toFixed(2)}x (new array ${row.ratioNewArray.toFixed(2)}x); the kernel `
+      + `${kernel.toFixed(3)} ms: in place / (round trip + kernel) `
+      + `${row.ratioWithKernel.toFixed(2)}x${check ? '' : ' (WRONG RESULT)'}`);
+  }
+  return p;
+}
+
+// Records what the runtime encodes (pipeline, bind group, workgroups of each dispatch), for
+// replaying the kernel alone.
+function recordDispatches(device) {
+  const seen = [];
+  const original = device.createCommandEncoder.bind(device);
+  device.createCommandEncoder = (...a) => {
+    const encoder = original(...a);
+    const begin = encoder.beginComputePass.bind(encoder);
+    encoder.beginComputePass = (...b) => {
+      const pass = begin(...b);
+      const state = {};
+      const { setPipeline, setBindGroup, dispatchWorkgroups } = pass;
+      pass.setPipeline = (x) => { state.pipeline = x; return setPipeline.call(pass, x); };
+      pass.setBindGroup = (i, g) => { state.group = g; return setBindGroup.call(pass, i, g); };
+      pass.dispatchWorkgroups = (...g) => {
+        seen.push({ ...state, groups: g });
+        return dispatchWorkgroups.apply(pass, g);
+      };
+      return pass;
+    };
+    return encoder;
+  };
+  return { seen, stop: () => { device.createCommandEncoder = original; } };
+}
+
+// The run's dispatches alone, replayed `k` times in one submission: ms per run.
+async function kernelsAlone(p, args, k) {
+  const device = p.device;
+  const rec = recordDispatches(device);
+  await p.run(...args);
+  rec.stop();
+  await device.queue.onSubmittedWorkDone();
+  const replay = async (times) => {
+    const e = device.createCommandEncoder();
+    const pass = e.beginComputePass();
+    for (let i = 0; i < times; i++) {
+      for (const d of rec.seen) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.group);
+        pass.dispatchWorkgroups(...d.groups);
+      }
+    }
+    pass.end();
+    device.queue.submit([e.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  };
+  await replay(2);
+  const each = [];
+  for (let i = 0; i < 3; i++) {
+    const t = now();
+    await replay(k);
+    each.push((now() - t) / k);
+  }
+  return { ms: median(each), dispatches: rec.seen };
+}
+
+// (b) one kernel on GPUBuffers: the median of `calls` awaited runs against the kernel alone
+// (the same dispatch replayed many times in one submission) and a bare dispatch per submit.
+async function call(p) {
+  const device = p.device;
+  const n = callSize;
+  const bytes = n * n * 4;
+  const input = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST });
+  const output = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC });
+  device.queue.writeBuffer(input, 0, new Float32Array(n * n).fill(0.5));
+  const args = [{ input: { data: input, shape: [n, n] }, gain: 1.5, bias: 0.1 },
+    { shape: [n, n], data: output }];
+  for (let i = 0; i < 20; i++) await p.run(...args);
+  await device.queue.onSubmittedWorkDone();
+  const times = [];
+  for (let i = 0; i < calls; i++) {
+    const t = now();
+    await p.run(...args);
+    times.push(now() - t);
+  }
+  await device.queue.onSubmittedWorkDone();
+  const perCall = median(times);
+  // Throughput: `calls` runs, then the queue drained.
+  const t = now();
+  for (let i = 0; i < calls; i++) await p.run(...args);
+  await device.queue.onSubmittedWorkDone();
+  const throughput = (now() - t) / calls;
+  const alone = await kernelsAlone(p, args, calls);
+  const kernel = alone.ms;
+  const [d] = alone.dispatches;
+  // A bare dispatch: one encoder, pass, dispatch and submit per call, as a page's own code.
+  const bare = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = now();
+    const e = device.createCommandEncoder();
+    const pass = e.beginComputePass();
+    pass.setPipeline(d.pipeline);
+    pass.setBindGroup(0, d.group);
+    pass.dispatchWorkgroups(...d.groups);
+    pass.end();
+    device.queue.submit([e.finish()]);
+    bare.push(now() - t0);
+  }
+  await device.queue.onSubmittedWorkDone();
+  // A run costs what the GPU or the CPU spends on it, whichever is more: runs back to back
+  // (throughput) against the kernel's own time.
+  result.call = { size: n, dispatches: alone.dispatches.length, perCallMs: perCall,
+    throughputMs: throughput, kernelMs: kernel, bareDispatchMs: median(bare),
+    extraMs: Math.max(perCall, throughput) - kernel };
+  log(`one kernel on GPUBuffers ${n}x${n}: median of ${calls} awaited runs ${perCall.toFixed(4)} `
+    + `ms (${alone.dispatches.length} dispatch), ${throughput.toFixed(4)} ms each back to back; `
+    + `the kernel alone ${kernel.toFixed(4)} ms; a bare dispatch+submit `
+    + `${median(bare).toFixed(4)} ms; extra ${result.call.extraMs.toFixed(4)} ms`);
+  input.destroy();
+  output.destroy();
+}
+
+// (c) the demos at tableSize, typed arrays in and out (new output arrays, as a page calls
+// them; and written in place) against GPUBuffers in and out (runs back to back, queue drained).
+const DEMOS = [
+  ['local_laplacian', 3, { alpha: 1.5, beta: 1.0 }],
+  ['bilateral_grid', 0, { r_sigma: 0.1 }],
+  ['unsharp', 3, { amount: 1.5 }],
+];
+async function table() {
+  const n = tableSize;
+  for (const [name, channels, scalars] of DEMOS) {
+    let create;
+    try { create = await load(name); } catch (e) { log(`${name}: not built (${e.message})`); continue; }
+    const p = await create({ gpu, variant: 'webgpu' });
+    const device = p.device;
+    const shape = channels ? [n, n, channels] : [n, n];
+    const count = shape.reduce((a, b) => a * b);
+    const data = new Uint8Array(count).map((_, i) => (i * 7919) % 251);
+    const inputs = { input: { data, shape }, ...scalars };
+    const r = Math.max(3, reps);
+    const typed = await timed(() => p.run(inputs, { shape }), r);
+    const mine = new Uint8Array(count);
+    const inPlace = await timed(() => p.run(inputs, { shape, data: mine }), r);
+    const words = Math.ceil(count / 4) * 4;
+    const input = device.createBuffer({ size: words, usage: STORAGE | COPY_DST });
+    const padded = new Uint8Array(words);
+    padded.set(data);
+    device.queue.writeBuffer(input, 0, padded);
+    const output = device.createBuffer({ size: words, usage: STORAGE | COPY_SRC });
+    const onGpu = [{ ...inputs, input: { data: input, shape } }, { shape, data: output }];
+    for (let i = 0; i < 3; i++) await p.run(...onGpu);
+    await device.queue.onSubmittedWorkDone();
+    const k = Math.max(5, reps * 5);
+    const t = now();
+    for (let i = 0; i < k; i++) await p.run(...onGpu);
+    await device.queue.onSubmittedWorkDone();
+    const buffers = (now() - t) / k;
+    // Dawn's round trip for this call's bytes (in and out), the floor of the typed-array call.
+    const staging = device.createBuffer({ size: words, usage: MAP_READ | COPY_DST });
+    const floor = await timed(async () => {
+      device.queue.writeBuffer(input, 0, padded);
+      const e = device.createCommandEncoder();
+      e.copyBufferToBuffer(output, 0, staging, 0, words);
+      device.queue.submit([e.finish()]);
+      await staging.mapAsync(MAP_READ);
+      mine.set(new Uint8Array(staging.getMappedRange(), 0, count));
+      staging.unmap();
+    }, r);
+    const row = { demo: name, shape, typedMs: typed, inPlaceMs: inPlace, gpuBuffersMs: buffers,
+      roundTripMs: floor, typedOverFloor: typed / (floor + buffers) };
+    result.table.push(row);
+    log(`${name} ${shape.join('x')}: typed arrays ${typed.toFixed(2)} ms (in place `
+      + `${inPlace.toFixed(2)}), GPUBuffers ${buffers.toFixed(3)} ms, Dawn round trip of its `
+      + `bytes ${floor.toFixed(2)} ms; typed / (GPUBuffers + round trip) `
+      + `${row.typedOverFloor.toFixed(2)}x`);
+    for (const b of [input, output, staging]) b.destroy();
+    await p.dispose();
+  }
+}
+
+let p = null;
+if (only.has('io') || only.has('call')) {
+  const create = await load('brighten_f32');
+  if (only.has('io')) p = await io(create);
+  else p = await create({ gpu, variant: 'webgpu' });
+  if (only.has('call')) await call(p);
+  await p.dispose();
+}
+if (only.has('table')) await table();
+console.log(JSON.stringify(result));
+process.exit(0);

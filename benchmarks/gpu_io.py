@@ -1,0 +1,100 @@
+"""The webgpu variant's host copies and per-call cost against Dawn's floors (issue 30, items
+3 and 4): `python -m benchmarks.gpu_io [--build-only] [--sizes 2048,8192] [--table 4096]
+[--calls 1000] [--call-size 2048] [--reps 10] [--only io,call,table]`.
+
+Builds (webgpu variant only, into benchmarks/build/gpu_io/) a float32 brighten and the demos'
+local Laplacian, bilateral grid and unsharp mask, then runs benchmarks/gpu_io.mjs in Node on
+dawn.node (here on SwiftShader), which measures in one run:
+(a) the float32 brighten with typed arrays in and out (written in place, and a new output
+    array) at each size, against Dawn's own round trip for the same bytes (writeBuffer, a copy
+    into a reused MAP_READ buffer, mapAsync, one copy out); goal within 1.3x;
+(b) the brighten on GPUBuffers at 2048x2048: the median of `calls` awaited runs, against the
+    kernel alone (its dispatch replayed `calls` times in one submission) and a bare dispatch
+    and submit; goal at most 0.04 ms more than the kernel;
+(c) the demos at `table`^2 (x3 for the colour ones), typed arrays in and out against
+    GPUBuffers (runs back to back, the queue drained at the end).
+Writes benchmarks/results/gpu_io.json.
+
+On the GPU machine (no webhal there): build here with --build-only, carry benchmarks/build
+with Node and node_modules/webgpu (shared/ENVIRONMENT.md), and run
+`node benchmarks/gpu_io.mjs benchmarks/build/gpu_io` there with VK_DRIVER_FILES set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+
+import webhal as hl
+from webhal import build
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BUILD = ROOT / "benchmarks" / "build" / "gpu_io"
+TARGET = "wasm-32-wasmrt-wasm_simd128-webgpu"
+DEMOS = ("unsharp", "bilateral_grid", "local_laplacian")
+
+x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
+xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+
+
+@hl.generator(name="brighten_f32")
+class BrightenF32:
+    """output = input * gain + bias, float32, scheduled as benchmarks/gpu_apis.py's brighten
+    (4 lanes per thread, 64x4 threads per workgroup)."""
+
+    input = hl.InputBuffer(hl.Float(32), 2)
+    gain = hl.InputScalar(hl.Float(32))
+    bias = hl.InputScalar(hl.Float(32))
+    output = hl.OutputBuffer(hl.Float(32), 2)
+
+    def generate(g):
+        g.output[x, y] = g.input[x, y] * g.gain + g.bias
+        if g.target().has_gpu_feature():
+            g.output.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 64, 4)
+        else:
+            g.output.vectorize(x, 4)
+
+
+def build_packages() -> None:
+    BUILD.mkdir(parents=True, exist_ok=True)
+    build.build(__file__, "brighten_f32", str(BUILD / "brighten_f32"), [TARGET], quiet=True)
+    for name in DEMOS:
+        build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(BUILD / name),
+                    [TARGET], quiet=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--sizes", default="2048,8192")
+    parser.add_argument("--table", type=int, default=4096)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--call-size", type=int, default=2048)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--only", default="io,call,table")
+    args = parser.parse_args()
+    build_packages()
+    if args.build_only:
+        print(f"built in {BUILD}")
+        return 0
+    from webhal.runners.node import run_node
+    from webhal.toolchain import private_runtime_dir
+    out = run_node(ROOT / "benchmarks" / "gpu_io.mjs",
+                   [str(BUILD), "--sizes", args.sizes, "--table", str(args.table),
+                    "--calls", str(args.calls), "--call-size", str(args.call_size),
+                    "--reps", str(args.reps), "--only", args.only],
+                   dawn=True, env={"XDG_RUNTIME_DIR": private_runtime_dir()}, timeout_s=3600,
+                   what="benchmarks/gpu_io.mjs")
+    print(out.stderr.strip())
+    result = json.loads(out.stdout)
+    result["load_average"] = os.getloadavg()[0]
+    results = ROOT / "benchmarks" / "results"
+    results.mkdir(exist_ok=True)
+    (results / "gpu_io.json").write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
