@@ -155,3 +155,32 @@ def test_folded_nodes_compute_what_unfolded_ones_do(t):
                 plain = Evaluator(None, env).eval(node(a, b))
                 assert np.array_equal(np.broadcast_to(folded, plain.shape), plain), \
                     f"{fold.__name__}({a}, {b})"
+
+
+@pytest.mark.parametrize("stride, divisor", [(2, 2), (4, 2), (6, 3), (8, 8), (16, 4)])
+def test_a_ramp_over_a_divisor_of_its_stride_stays_a_ramp(stride, divisor):
+    """ramp(x, k * c, n) / c is ramp(x / c, k, n) and ramp(x, k * c, n) % c is a broadcast of
+    x % c, lane for lane, for negative bases too (division rounds down): a vectorized x / 2
+    is then a dense load, not a gather."""
+    env = {"x": np.arange(-37, 38).astype(np.int32)}
+    a = ir.Ramp(ir.Add(x, ops.const(3)), ops.const(stride), 8)
+    c = ir.Broadcast(ops.const(divisor), 8)
+    q, r = ops.div(a, c), ops.mod(a, c)
+    assert isinstance(q, ir.Ramp) and ops.as_const(q.stride) == stride // divisor
+    assert isinstance(r, ir.Broadcast)
+    def lane(e, i):  # lane i of a ramp or broadcast, as a scalar expression
+        if isinstance(e, ir.Broadcast):
+            return e.value
+        return ir.Add(e.base, ir.Mul(e.stride, ops.const(i)))
+    for i in range(8):
+        for got, node in ((lane(q, i), ir.Div), (lane(r, i), ir.Mod)):
+            want = node(lane(a, i), ops.const(divisor))
+            assert np.array_equal(Evaluator(None, env).eval(got),
+                                  Evaluator(None, env).eval(want)), (node.__name__, i)
+
+
+def test_a_ramp_whose_stride_the_divisor_does_not_divide_stays_a_division():
+    a = ir.Ramp(x, ops.const(3), 4)
+    assert isinstance(ops.div(a, ir.Broadcast(ops.const(2), 4)), ir.Div)
+    narrow = ir.Ramp(ir.Variable(I16, "x"), ops.const(2, I16), 4)  # 16-bit lanes may wrap
+    assert isinstance(ops.div(narrow, ir.Broadcast(ops.const(2, I16), 4)), ir.Div)

@@ -180,6 +180,9 @@ def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return a
     if cb == 0 and not t.is_float():  # Halide's x / 0 is 0
         return _zero(t)
+    k = _ramp_multiple(a, b)
+    if k is not None:  # ramp(x, k * c, n) / c -> ramp(x / c, k, n): dense, not a gather
+        return ir.Ramp(div(a.base, b.value), const(k, a.base.type), a.lanes)
     return ir.Div(a, b)
 
 
@@ -190,7 +193,23 @@ def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return const(0 if cb == 0 else ca % abs(cb), t)
     if (cb in (0, 1) or a == b) and not t.is_float():  # Halide's x % 0 is 0; so is x % x
         return _zero(t)
+    if _ramp_multiple(a, b) is not None:  # ramp(x, k * c, n) % c -> broadcast(x % c)
+        return ir.Broadcast(mod(a.base, b.value), a.lanes)
     return ir.Mod(a, b)
+
+
+def _ramp_multiple(a: ir.Expr, b: ir.Expr) -> int | None:
+    """k where a is a ramp of a signed integer type of 32 bits or more (values that do not
+    wrap, as Halide assumes) whose constant stride is k times b, a broadcast constant c > 0:
+    then every lane of a / c is a.base / c plus k times the lane (division rounds down), and
+    every lane of a % c is a.base % c."""
+    if not (isinstance(a, ir.Ramp) and isinstance(b, ir.Broadcast)):
+        return None
+    t = a.type
+    s, c = as_const(a.stride), as_const(b.value)
+    if not (t.is_int() and t.bits >= 32) or s is None or c is None or c <= 0 or s % c:
+        return None
+    return s // c
 
 
 def _zero(t: Type) -> ir.Expr:

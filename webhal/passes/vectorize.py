@@ -57,6 +57,8 @@ def _combine(op, a: ir.Expr, b: ir.Expr) -> ir.Expr:
             return ir.Ramp(ops.mul(a.base, b.value), ops.mul(a.stride, b.value), n)
         if ba and rb:
             return ir.Ramp(ops.mul(a.value, b.base), ops.mul(a.value, b.stride), n)
+    if op is ir.Div or op is ir.Mod:  # a ramp over a divisor of its stride stays a ramp
+        return _FOLD[op](a, b)
     return op(a, b)
 
 
