@@ -46,7 +46,7 @@ int main(void) {
 
 
 def _library(tmp_path, target: str, parallel: bool) -> None:
-    out = _blur(parallel, libm=not target.startswith("wasm"))
+    out = _blur(parallel)
     hl.Pipeline(out).compile_to_static_library(str(tmp_path / "blurprof"), [], "blurprof",
                                                 hl.Target(target))
     (tmp_path / "caller.c").write_text(CALLER % {"W": W, "H": H})
