@@ -22,6 +22,16 @@ def pytest_configure(config):
     # Before any test makes the process's Vulkan device; a run may name other layers itself.
     if not os.environ.get("HL_VK_LAYERS") and not os.environ.get("VK_INSTANCE_LAYERS"):
         os.environ["HL_VK_LAYERS"] = "VK_LAYER_KHRONOS_validation"
+    # One build cache for every test (and the `webhal` commands they start): an npm package's
+    # variant is keyed by a digest of webhal's sources, the lowered code, the link glue and
+    # emcc's version (webhal.glue.npm_package._variant_key), so the same generator built by
+    # several test files is linked once (emcc takes ~3 s a variant), and again only when
+    # something it depends on changed. It lives in pytest's cache folder (.pytest_cache: kept
+    # between local runs, empty on CI's clean clone; --cache-clear empties it), not the user's
+    # ~/.cache. Tests of the cache itself name their own folder.
+    cache = getattr(config, "cache", None)
+    if not os.environ.get("WEBHAL_CACHE_DIR") and cache is not None:
+        os.environ["WEBHAL_CACHE_DIR"] = str(cache.mkdir("webhal"))
 
 
 @pytest.fixture(autouse=True)
