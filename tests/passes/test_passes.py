@@ -153,6 +153,19 @@ def find_intrinsics():
     return g, CPU
 
 
+def profiling():
+    """With profile: the pipeline between start and end calls, f's production between
+    set_current_func(1) and back to 0, g's parallel loop between parallel_start/end and each
+    task between task_start(2) and task_end."""
+    f, g = hl.Func("f"), hl.Func("g")
+    y = hl.Var("y")
+    f[x, y] = x * y
+    g[x, y] = f[x, y] + 1
+    f.compute_root()
+    g.parallel(y)
+    return g, CPU + "-profile"
+
+
 def offload_gpu_loops():
     """A GPU tile of 8 becomes a kernel launch, with g registered as a device buffer and
     copied back at the end; the kernel body follows the host statement."""
@@ -165,7 +178,7 @@ def offload_gpu_loops():
 
 EXAMPLES = [schedule_functions, bounds_inference, sliding_window, tracing, add_buffer_checks,
             storage_flattening, simplify, remove_dead_producers, partition_loops,
-            lower_intrinsics, unroll, vectorize, pack_mask_bits, find_intrinsics,
+            lower_intrinsics, unroll, vectorize, pack_mask_bits, find_intrinsics, profiling,
             offload_gpu_loops]
 
 
