@@ -25,7 +25,8 @@ const out = {};
 for (const variant of ['simd', 'scalar']) {
   const p = await create({ variant });
   const t0 = performance.now();
-  for (let i = 0; i < 3; i++) await p.run({ input: { data: input, shape: [w, h] } }, { shape: [w, h] });
+  const args = { input: { data: input, shape: [w, h] } };
+  for (let i = 0; i < 3; i++) await p.run(args, { shape: [w, h] });
   out[variant] = { wallMs: performance.now() - t0, profile: p.profile() };
   if (variant === 'simd') out.reset = p.profile({ reset: true }) && p.profile();
 }

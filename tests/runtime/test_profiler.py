@@ -83,7 +83,8 @@ def test_funcs_add_up_to_the_run(target, parallel):
     assert 0.9 * seconds * 1e3 <= parsed["total_ms"] <= seconds * 1e3 * 1.001
     assert all(f["ms"] > 0 for f in data["funcs"] if f["name"] != "overhead")
     if parallel:
-        assert data["parallel_loops"] == 2 and data["parallel_tasks"] == (H + 2) + H  # blur_x: a row above and below
+        # blur_x's loop has a row above and one below the output's.
+        assert data["parallel_loops"] == 2 and data["parallel_tasks"] == (H + 2) + H
         assert "average threads used" in text
 
 

@@ -24,7 +24,6 @@ the statement is returned unchanged.
 
 from __future__ import annotations
 
-from webhal import abi
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType

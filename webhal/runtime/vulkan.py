@@ -610,8 +610,8 @@ class VulkanRuntime:
     map_device_buffers = True
 
     def __init__(self, spirv: bytes, manifest: dict, memory, profile: bool = False):
-        self._closed = True
-        self.profile, self.query_pool = profile, None  # until every object below exists (close() then has nothing to do)
+        self._closed = True  # until every object below exists (close() then has nothing to do)
+        self.profile, self.query_pool = profile, None
         self.ctx = context()
         self.vk = self.ctx.vk
         self.spirv, self.manifest, self.memory = bytes(spirv), manifest, memory
