@@ -35,9 +35,6 @@ const ONE_CHANNEL = new Set(['r8unorm', 'r16unorm', 'r16float', 'r32float']);
 // Element types images convert to and from, with the bits each takes in a 32-bit word.
 const TYPES = Object.freeze({ uint8: 8, uint16: 16, float32: 32 });
 
-const WHAT_TO_PASS = 'an image source (ImageBitmap, VideoFrame, HTMLVideoElement, '
-  + 'HTMLImageElement, HTMLCanvasElement, OffscreenCanvas, ImageData or a GPUTexture of p.device)';
-
 // 'an' before a vowel sound: ImageData, HTMLVideoElement, r8unorm ("ar"), rgba8unorm.
 const a = (word) => (/^([AEIOU]|HTML|[aefhilmnorsx])/.test(word) ? `an ${word}` : `a ${word}`);
 const isA = (value, name) => typeof globalThis[name] === 'function' && value instanceof globalThis[name];
@@ -256,13 +253,16 @@ export class GpuImages {
   }
 
   /**
-   * Before a run: replace image inputs and image outputs by GPUBuffers (the inputs unpacked
+   * Before a run (a promise): replace image inputs and image outputs by GPUBuffers (the inputs unpacked
    * into them on the GPU, submitted now, ahead of the pipeline's kernels). Returns null when
    * no argument is an image; else { inputs, outputs, present }, where `present(out)` (after the
    * pipeline's kernels are submitted) packs the outputs into their targets and puts the
    * targets in `out`, and returns a promise that rejects if WebGPU refused any of it.
    */
-  stage(where, pipeline, inputs, outputs) {
+  async stage(where, pipeline, inputs, outputs) {
+    const late = await this.lateError;
+    this.lateError = null;
+    if (late) throw new Error(`${late.message} (in the run before this one, whose canvas it was)`);
     const single = pipeline._outputs.length === 1;
     const specs = single ? { [pipeline._outputs[0].name]: outputs } : outputs;
     const images = [];
@@ -292,6 +292,7 @@ export class GpuImages {
       this.destroy();  // a new device (the old one was lost): nothing made on the old one works
       this.device = device;
     }
+    await this._readVideo(images);
     // WebGPU reports a texture it cannot use (another device's, say) as a validation error.
     let staged;
     let inputScope;
@@ -308,7 +309,21 @@ export class GpuImages {
       newSpecs[arg.name] = { shape: spec.shape, data: buffer };
       packs.push([arg, spec.data, job]);
     }
+    const targetNames = targets.map(([a]) => a.name).join(', ');
+    const refused = (error) => new Error(`${where}: WebGPU refused the output target `
+      + `${targetNames} (a texture or canvas of p.device, with RENDER_ATTACHMENT usage): `
+      + error.message);
+    // A canvas shows the texture of getCurrentTexture() when the task that drew it ends, and
+    // from then on a page can no longer read it (drawImage gives transparent pixels): the run
+    // resolves in the task that drew, so that its caller may still read or copy the canvas.
+    // A canvas's refusal is then reported by the next run.
     const present = async (out) => {
+      const inError = await inputScope;
+      if (inError) {
+        throw new Error(`${where}: WebGPU refused the image input `
+          + `${images.map(([a]) => a.name).join(', ')} (a texture must be of p.device, with `
+          + `TEXTURE_BINDING usage): ${inError.message}`);
+      }
       let outputScope;
       device.pushErrorScope('validation');
       try {
@@ -319,17 +334,12 @@ export class GpuImages {
       } finally {
         outputScope = device.popErrorScope();
       }
-      const [inError, outError] = await Promise.all([inputScope, outputScope]);
-      if (inError) {
-        throw new Error(`${where}: WebGPU refused the image input `
-          + `${images.map(([a]) => a.name).join(', ')} (a texture must be of p.device, with `
-          + `TEXTURE_BINDING usage): ${inError.message}`);
+      if (packs.every(([, target]) => isCanvasContext(target))) {
+        this.lateError = outputScope.then((e) => e && refused(e));
+        return;
       }
-      if (outError) {
-        throw new Error(`${where}: WebGPU refused the output target `
-          + `${targets.map(([a]) => a.name).join(', ')} (a texture or canvas of p.device, with `
-          + `RENDER_ATTACHMENT usage): ${outError.message}`);
-      }
+      const outError = await outputScope;
+      if (outError) throw refused(outError);
     };
     return { inputs: staged, outputs: single ? newSpecs[pipeline._outputs[0].name] : newSpecs,
       present };
@@ -426,13 +436,18 @@ export class GpuImages {
       let single = false;
       let external = false;
       const slot = this._slot(arg.name, count * TYPES[arg.type] / 8,
-        kind === 'GPUTexture' || kind === 'HTMLVideoElement' || kind === 'VideoFrame' ? null : [w, h]);
-      if (kind === 'GPUTexture') {
+        kind === 'GPUTexture' ? null : [w, h]);
+      if (kind === 'HTMLVideoElement' || kind === 'VideoFrame') {
+        if (this.videoPath === 'external') {
+          resource = device.importExternalTexture({ source });
+          external = true;
+        } else {
+          device.queue.copyExternalImageToTexture({ source }, { texture: slot.texture }, [w, h]);
+          resource = slot.texture.createView();
+        }
+      } else if (kind === 'GPUTexture') {
         resource = this._textureView(where, arg, source, layout);
         single = ONE_CHANNEL.has(source.format);
-      } else if (kind === 'HTMLVideoElement' || kind === 'VideoFrame') {
-        resource = device.importExternalTexture({ source });
-        external = true;
       } else if (kind === 'ImageData') {
         // Its bytes are on the CPU already: one upload, no conversion there.
         device.queue.writeTexture({ texture: slot.texture }, source.data,
@@ -468,7 +483,51 @@ export class GpuImages {
     }
     pass.end();
     device.queue.submit([encoder.finish()]);
+    for (const [, image] of images) if (image.made) image.source.close();
     return staged;
+  }
+
+  // How video frames reach the GPU here, found on the first one: as an external texture (no
+  // copy), else copied as other images are, else through an ImageBitmap. Chromium on
+  // SwiftShader (headless) refuses both the import and the copy of every video frame
+  // ("Failed to import texture from video"), but makes ImageBitmaps of them. The bitmaps are
+  // made before any external texture is imported: those expire when the task ends.
+  async _readVideo(images) {
+    for (const [, image] of images) {
+      const kind = imageSourceKind(image.source);
+      if (kind !== 'HTMLVideoElement' && kind !== 'VideoFrame') continue;
+      const [w, h] = sourceSize(kind, image.source);
+      if (!(w > 0 && h > 0)) continue;  // _stageInputs says why
+      if (this.videoPath === undefined) this.videoPath = this._probeVideo(image.source);
+      if (this.videoPath === 'bitmap') {
+        image.source = await createImageBitmap(image.source);
+        image.made = true;
+      }
+    }
+  }
+
+  _probeVideo(source) {
+    const refused = (e) => {
+      if (e?.name !== 'OperationError') throw e;
+      return true;
+    };
+    try {
+      this.device.importExternalTexture({ source });
+      return 'external';
+    } catch (e) {
+      refused(e);
+    }
+    const texture = this.device.createTexture({ size: [1, 1], format: 'rgba8unorm',
+      usage: TEXTURE.TEXTURE_BINDING | TEXTURE.COPY_DST | TEXTURE.RENDER_ATTACHMENT });
+    try {
+      this.device.queue.copyExternalImageToTexture({ source }, { texture }, [1, 1]);
+      return 'copy';
+    } catch (e) {
+      refused(e);
+      return 'bitmap';
+    } finally {
+      texture.destroy();
+    }
   }
 
   // An explicit layout: 'auto' would ask for a filterable float texture, which r32float and
@@ -514,6 +573,11 @@ export class GpuImages {
       const context = isCanvasContext(spec.data) ? spec.data : null;
       let texture = spec.data;
       if (context) {
+        const configured = context.getConfiguration?.();
+        if (configured && configured.device !== device) {
+          throw new ImageKindError(`${where}: the canvas of output ${arg.name} is configured for `
+            + 'another GPUDevice: configure it with { device: p.device }');
+        }
         try {
           texture = context.getCurrentTexture();
         } catch (e) {

@@ -403,7 +403,7 @@ class Pipeline {
     const where = `${this.meta.name}.run`;
     if (this._gpu?.lost) await this._recover(where);
     // Image sources in, canvases and textures out (gpu_images.js): GPUBuffers from here on.
-    const images = (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
+    const images = await (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
     if (images) ({ inputs, outputs } = images);
     const values = this._check(where, inputs, outputs);
     const m = this._module;

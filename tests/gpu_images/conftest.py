@@ -13,6 +13,13 @@ from webhal import build
 
 GENERATORS = pathlib.Path(__file__).parent / "generators.py"
 TARGETS = ["wasm-32-wasmrt-wasm_simd128-webgpu", "wasm-32-wasmrt-wasm_simd128"]
+# Headless Chromium 156 on SwiftShader loses the device when a WebGPU canvas is first shown ("A
+# valid external Instance reference no longer exists"), and refuses to import or copy any video
+# frame, unless its compositor runs on Vulkan too (SwiftShader's): with these, both work.
+WEBGPU_CANVAS_ARGS = ("--enable-features=Vulkan", "--use-vulkan=swiftshader",
+                      "--use-angle=swiftshader", "--enable-unsafe-swiftshader")
+# Chromium's own camera, a moving test pattern, granted without asking.
+FAKE_CAMERA_ARGS = ("--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream")
 
 
 @pytest.fixture(scope="session")
