@@ -31,11 +31,15 @@ export function unsupported(variant) {
         + 'Cross-Origin-Embedder-Policy: require-corp, as `webhal serve` does)';
     }
     if (typeof SharedArrayBuffer !== 'function') return 'this engine has no SharedArrayBuffer';
+    if (variant.embedded && typeof Worker !== 'function') {
+      return 'there is no Worker here: the inline entry starts its pthreads as module workers '
+        + 'from blob: URLs, as browsers do (in Node, import the package itself, index.js)';
+    }
   }
   return null;
 }
 
-async function readBytes(url) {
+async function readBytes(url, missing) {
   if (url.protocol === 'file:') {
     // Node only; a name bundlers do not try to resolve for browsers.
     const name = 'node:fs/promises';
@@ -43,16 +47,52 @@ async function readBytes(url) {
     return fs.readFile(url);
   }
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`webhal: fetching ${url} failed: ${response.status}`);
+  if (!response.ok) throw missing(`the server answered ${response.status} ${response.statusText}`.trim());
   return new Uint8Array(await response.arrayBuffer());
 }
 
-const readText = async (url) => new TextDecoder().decode(await readBytes(url));
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+// What came back for a file, in a few words: "an HTML page ("<!doctype html><html..."), a
+// dev server's or host's answer for a missing file" or its first bytes.
+function describeBytes(bytes) {
+  const head = new TextDecoder().decode(bytes.subarray(0, 40)).replace(/\s+/g, ' ');
+  if (/^\s*</.test(head)) {
+    return `an HTML page (${JSON.stringify(head)}...), a server's answer for a file it does not `
+      + 'have (a dev server\'s fallback page)';
+  }
+  const hex = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  return `${bytes.length} bytes starting ${hex || '(none)'}`;
+}
+
+// A variant's file (key: wasm, wgsl, manifest) as bytes, or as text: from the package's
+// inline entry (opts.assetBase aside), else by URL. A file that is not there, or not what it
+// should be, is an error that names it, what came back and the fix.
+async function readAsset(meta, variant, key, opts, asText = false) {
+  const embedded = variant.embedded?.[key];
+  if (embedded !== undefined && (opts.assetBase === undefined || opts.assetBase === null)) {
+    if (asText) return embedded;
+    return Uint8Array.from(atob(embedded), (c) => c.charCodeAt(0));
+  }
+  const url = assetUrl(meta, variant, key, opts);
+  const missing = (got) => new Error(`${meta.name}: the ${variant.name} variant's `
+    + `${variant.files[key]} is not at ${url}: ${got}. Serve the package's folder and name its `
+    + `URL with create({ assetBase }), or import "${meta.name}/inline", which holds its files `
+    + '(see the package README for your bundler)');
+  const bytes = await readBytes(url, missing);
+  if (key === 'wasm' && !WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+    throw missing(`that URL gave ${describeBytes(bytes)}, not WebAssembly`);
+  }
+  if (!asText) return bytes;
+  const text = new TextDecoder().decode(bytes);
+  if (/^\s*</.test(text)) throw missing(`that URL gave ${describeBytes(bytes)}`);
+  return text;
+}
 
 // A GPU variant's device and compiled kernels, or the reason it cannot run here.
 async function prepareGpu(meta, variant, opts, hardwareOnly = false) {
-  const [wgsl, manifest] = await Promise.all([readText(assetUrl(meta, variant, 'wgsl', opts)),
-    readText(assetUrl(meta, variant, 'manifest', opts)).then(JSON.parse)]);
+  const [wgsl, manifest] = await Promise.all([readAsset(meta, variant, 'wgsl', opts, true),
+    readAsset(meta, variant, 'manifest', opts, true).then(JSON.parse)]);
   const device = await requestDevice(opts, manifest.features, { hardwareOnly });
   const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
   return WebGPURuntime.create(device, wgsl, manifest, outputs);
@@ -157,7 +197,7 @@ function packageBase(meta, variant, opts) {
     const base = String(opts.assetBase);
     return new URL(base.endsWith('/') ? base : `${base}/`, globalThis.location?.href);
   }
-  const { href } = variant.wasm;
+  const href = variant.wasm?.href ?? '';  // none in the inline entry
   return VITE_DEPS.test(href) ? new URL(href.replace(VITE_DEPS, `/node_modules/${meta.name}/`)) : null;
 }
 
@@ -167,12 +207,44 @@ function packageBase(meta, variant, opts) {
 // imports it (a worker must come from the page's origin).
 function browserWorker(meta, variant, opts) {
   const base = packageBase(meta, variant, opts);
+  if (!base && variant.embedded) {
+    return new Worker(embeddedWorkerUrl(variant), { type: 'module', name: variant.workerName });
+  }
   if (!base) return variant.worker();
   const url = new URL(variant.files.worker, base);
   const options = { type: 'module', name: variant.workerName };
   if (url.origin === globalThis.location?.origin) return new Worker(url, options);
   const source = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
   return new Worker(URL.createObjectURL(source), options);
+}
+
+// The inline entry's threads variant: its module, and its pthread worker (which imports the
+// module), from blob: URLs made once per page and kept, as the bundle's own code is.
+const embeddedUrls = new WeakMap();
+
+function embeddedFactoryUrl(variant) {
+  let urls = embeddedUrls.get(variant);
+  if (!urls) {
+    const blob = (text) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+    const factory = blob(variant.embedded.factory);
+    const { worker } = variant.embedded;
+    urls = { factory,
+      worker: worker === null ? factory
+        : blob(`import webhalFactory from ${JSON.stringify(factory)};\n${worker}`) };
+    embeddedUrls.set(variant, urls);
+  }
+  return urls.factory;
+}
+
+function embeddedWorkerUrl(variant) {
+  embeddedFactoryUrl(variant);
+  return embeddedUrls.get(variant).worker;
+}
+
+async function factoryOf(variant) {
+  if (variant.factory) return variant.factory;
+  const url = embeddedFactoryUrl(variant);
+  return (await import(/* @vite-ignore */ /* webpackIgnore: true */ url)).default;
 }
 
 // The threads a pipeline runs on: opts.threads, else one per core.
@@ -196,7 +268,7 @@ async function threadCount(where, variant, opts, node) {
 // made), and in Node what Emscripten's code needs and an ES module lacks (see
 // templates/emcc_pre.js.j2).
 async function threadOptions(meta, variant, opts, threads) {
-  const node = variant.wasm.protocol === 'file:';
+  const node = variant.wasm?.protocol === 'file:';
   const options = { webhalPoolSize: threads - 1 };
   if (!node) {
     options.webhalWorker = () => browserWorker(meta, variant, opts);
@@ -223,20 +295,20 @@ async function threadOptions(meta, variant, opts, threads) {
 async function load(meta, variant, gpu, reprepare, opts = {}) {
   const where = `${meta.name}: create`;
   const threaded = variant.features.includes('wasm_threads');
-  const node = variant.wasm.protocol === 'file:';
+  const node = variant.wasm?.protocol === 'file:';
   if (!threaded && opts.threads !== undefined && opts.threads !== 1) {
     throw new RangeError(`${where}: threads: ${String(opts.threads)} needs the threads variant; `
       + `the ${variant.name} variant runs on one thread`);
   }
   const threads = threaded ? await threadCount(where, variant, opts, node) : 1;
-  const [wasmBinary, options] = await Promise.all([readBytes(assetUrl(meta, variant, 'wasm', opts)),
-    threaded ? threadOptions(meta, variant, opts, threads) : {}]);
+  const [wasmBinary, options, factory] = await Promise.all([readAsset(meta, variant, 'wasm', opts),
+    threaded ? threadOptions(meta, variant, opts, threads) : {}, factoryOf(variant)]);
   const messages = [];
   // Emscripten's Node code sets a global Worker (worker_threads'): put back what was there.
   const hadWorker = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
   let module;
   try {
-    module = await variant.factory({
+    module = await factory({
       ...options,
       wasmBinary,
       webhalGpu: gpu,

@@ -483,12 +483,21 @@ def _installed_app(packages, tmp_path) -> pathlib.Path:
 def test_npm_pack_then_install_in_a_fresh_project_and_import(packages, tmp_path):
     app = _installed_app(packages, tmp_path)
     installed = sorted(p.name for p in (app / "node_modules" / "brighten").iterdir())
-    assert installed == ["README.md", "index.d.ts", "index.js", "package.json", "runtime",
-                         "scalar", "simd", "threads"]
+    assert installed == ["README.md", "index.d.ts", "index.js", "inline.js", "package.json",
+                         "runtime", "scalar", "simd", "threads"]
     (app / "main.mjs").write_text(_APP)
     out = json.loads(run_tool([shutil.which("node"), "main.mjs"], cwd=app,
                               what="the app").stdout)
     assert out == {"variant": "threads", "first": 30}
+    # The inline entry (every file inside) in Node: its threads variant starts blob: module
+    # workers, which Node has not, so create() says so and takes the next variant.
+    (app / "inline.mjs").write_text(_APP.replace("'brighten'", "'brighten/inline'")
+                                    .replace("variant: p.variant", "variant: p.variant, "
+                                             "reason: p.reason"))
+    out = json.loads(run_tool([shutil.which("node"), "inline.mjs"], cwd=app,
+                              what="the app on the inline entry").stdout)
+    assert out["variant"] == "simd" and out["first"] == 30
+    assert "threads skipped: there is no Worker here" in out["reason"], out["reason"]
 
 
 def test_an_unchanged_generator_comes_from_the_cache(tmp_path, emscripten, capsys):

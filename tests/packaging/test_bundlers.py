@@ -5,9 +5,11 @@ it), runs every variant (webgpu, threads, simd, scalar) in headless Chromium on 
 COOP/COEP headers (the only configuration an app adds), then in a worker of its own, and the
 outputs are compared with the reference evaluator.
 
-esbuild and Rollup leave `new URL('./x.wasm', import.meta.url)` as it is: their apps copy the
-package's variant folders beside the bundle (as the package README says), or pass
-`create({ assetBase })`. Dev servers are real processes on a free port, stopped after."""
+esbuild and Rollup leave `new URL('./x.wasm', import.meta.url)` as it is; the package's export
+conditions give them its inline entry (inline.js, every file inside), so their apps too build
+with no configuration, no copy step and no assetBase. The package's files served elsewhere (a
+CDN) are named by `create({ assetBase })`, and a file that is not where the entry looks is an
+error naming it and the fix. Dev servers are real processes on a free port, stopped after."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ export async function runAll({ variants, assetBase }) {
       results[variant] = { variant: p.variant, data: Array.from(out.data) };
       await p.dispose?.();
     } catch (e) {
-      results[variant] = { error: String(e && e.stack || e).slice(0, 600) };
+      results[variant] = { error: String(e && e.stack || e).slice(0, 1500) };
     }
   }
   return results;
@@ -104,12 +106,6 @@ def _app(root: pathlib.Path, package: pathlib.Path, *, import_from: str = GENERA
     (root / "worker.js").write_text(_WORKER)
     (root / "index.html").write_text(html)
     return root
-
-
-def _copy_variant_folders(package: pathlib.Path, into: pathlib.Path) -> None:
-    """What the README asks of esbuild and Rollup apps: the variant folders beside the bundle."""
-    for variant in VARIANTS:
-        shutil.copytree(package / variant, into / variant)
 
 
 def _tool(name: str) -> str:
@@ -273,20 +269,16 @@ def test_webpack_production_build(every_variant_package, expected_output, chromi
         _check(_run_pages(chromium_browser, server.url), expected_output)
 
 
-def test_esbuild_bundle(every_variant_package, expected_output, chromium_browser, tmp_path):
-    app = _app(tmp_path / "esbuild", every_variant_package)
+def _esbuild_app(app: pathlib.Path) -> pathlib.Path:
+    """esbuild's bundle of the app as its docs show it (no plugin, no loader), in app/dist."""
     _build([_tool("esbuild"), "main.js", "worker.js", "--bundle", "--format=esm",
             "--outdir=dist", "--log-level=warning"], app, "esbuild")
     shutil.copy(app / "index.html", app / "dist" / "index.html")
-    _copy_variant_folders(every_variant_package, app / "dist")
-    with StaticServer(app / "dist") as server:
-        _check(_run_pages(chromium_browser, server.url), expected_output)
+    return app / "dist"
 
 
-def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output,
-                                          chromium_browser, tmp_path):
-    # The package's folder served elsewhere (as from a CDN), named by create({ assetBase }).
-    app = _app(tmp_path / "rollup", every_variant_package)
+def _rollup_app(app: pathlib.Path) -> pathlib.Path:
+    """Rollup's bundle of the app with @rollup/plugin-node-resolve only, in app/dist."""
     (app / "rollup.config.mjs").write_text(
         f"import resolve from {json.dumps(TOOLS['node-resolve'].as_uri())};\n"
         "export default { input: ['main.js', 'worker.js'], plugins: [resolve()],\n"
@@ -294,21 +286,73 @@ def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output
     _tool("node-resolve")
     _build([_tool("rollup"), "--config", "rollup.config.mjs", "--silent"], app, "rollup")
     shutil.copy(app / "index.html", app / "dist" / "index.html")
-    shutil.copytree(every_variant_package, app / "dist" / "vendor" / GENERATOR)
-    with StaticServer(app / "dist") as server:
+    return app / "dist"
+
+
+def _only_the_bundle(dist: pathlib.Path) -> None:
+    """The bundle is the app's JavaScript (its chunks) and page, nothing else: no file copied."""
+    names = sorted(p.name for p in dist.iterdir())
+    assert all(n == "index.html" or (n.endswith(".js") and (dist / n).is_file())
+               for n in names), names
+
+
+def test_esbuild_bundle(every_variant_package, expected_output, chromium_browser, tmp_path):
+    # No configuration: esbuild resolves the package to inline.js (condition "default").
+    dist = _esbuild_app(_app(tmp_path / "esbuild", every_variant_package))
+    _only_the_bundle(dist)
+    with StaticServer(dist) as server:
+        _check(_run_pages(chromium_browser, server.url), expected_output)
+
+
+def test_rollup_bundle(every_variant_package, expected_output, chromium_browser, tmp_path):
+    dist = _rollup_app(_app(tmp_path / "rollup", every_variant_package))
+    _only_the_bundle(dist)
+    with StaticServer(dist) as server:
+        _check(_run_pages(chromium_browser, server.url), expected_output)
+
+
+def test_rollup_bundle_with_an_asset_base(every_variant_package, expected_output,
+                                          chromium_browser, tmp_path):
+    # The package's folder served elsewhere, named by create({ assetBase }): the inline entry
+    # then takes its files from there (its own copies would be the same files).
+    dist = _rollup_app(_app(tmp_path / "rollup", every_variant_package))
+    shutil.copytree(every_variant_package, dist / "vendor" / GENERATOR)
+    with StaticServer(dist) as server:
         found = _run_pages(chromium_browser, server.url, query=f"&assetBase=/vendor/{GENERATOR}/")
         _check(found, expected_output)
+
+
+def test_files_entry_without_its_files_names_the_fix(every_variant_package, chromium_browser,
+                                                     tmp_path):
+    # index.js ("PKG/files") bundled by esbuild with its files not copied, on a host that
+    # answers a missing file with the app's page (as a dev server's or SPA host's fallback
+    # does): each variant's error names its file, what came back and the two fixes.
+    dist = _esbuild_app(_app(tmp_path / "missing", every_variant_package,
+                             import_from=f"{GENERATOR}/files"))
+    page = (dist / "index.html").read_bytes()
+    for variant in VARIANTS:
+        (dist / variant).mkdir()
+        for name in os.listdir(every_variant_package / variant):
+            (dist / variant / name).write_bytes(page)
+    with StaticServer(dist) as server:
+        found = _run_pages(chromium_browser, server.url)
+    for where, result in found.items():
+        assert "results" in result, f"{where}: {result}"
+        for variant in VARIANTS:
+            error = result["results"][variant].get("error", "")
+            assert f"{variant}/{GENERATOR}." in error, f"{where}/{variant}: {error}"
+            assert "an HTML page" in error and "<!doctype html>" in error, error
+            assert "create({ assetBase })" in error and f'"{GENERATOR}/inline"' in error, error
 
 
 def test_assets_from_another_origin(every_variant_package, expected_output, chromium_browser,
                                     tmp_path):
     # As from a CDN: the app's esbuild bundle on one origin, the package's files on another
     # that allows it (CORS, CORP), named by create({ assetBase }); the pthreads' module workers
-    # come through same-origin blob: URLs that import them.
-    app = _app(tmp_path / "cdn", every_variant_package)
-    _build([_tool("esbuild"), "main.js", "worker.js", "--bundle", "--format=esm",
-            "--outdir=dist", "--log-level=warning"], app, "esbuild")
-    shutil.copy(app / "index.html", app / "dist" / "index.html")
+    # come through same-origin blob: URLs that import them. The app imports "PKG/files"
+    # (index.js, whose files are not in the bundle), as the README says for a CDN.
+    app = _app(tmp_path / "cdn", every_variant_package, import_from=f"{GENERATOR}/files")
+    _esbuild_app(app)
     cdn_headers = {**ISOLATION_HEADERS, "Cross-Origin-Resource-Policy": "cross-origin",
                    "Access-Control-Allow-Origin": "*"}
     with StaticServer(app / "dist") as server, \

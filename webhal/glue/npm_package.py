@@ -9,6 +9,7 @@ when every variant has linked, so a failed build leaves no half-written package 
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import json
@@ -351,10 +352,15 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
                     params=", ".join(f"{k}={v}" for k, v in sorted(params.items())),
                     output_example=shape)
     env = environment()
-    for template, out in (("npm_index.js.j2", "index.js"), ("npm_index.d.ts.j2", "index.d.ts"),
-                          ("npm_README.md.j2", "README.md")):
+    for template, out in (("npm_index.js.j2", "index.js"), ("npm_index.d.ts.j2", "index.d.ts")):
         with open(os.path.join(staging, out), "w", encoding="utf-8") as f:
             f.write(env.get_template(template).render(**settings))
+    inline = [{**v, "embedded": _embedded(staging, v)} for v in variant_data]
+    with open(os.path.join(staging, "inline.js"), "w", encoding="utf-8") as f:
+        f.write(env.get_template("npm_inline.js.j2").render(**{**settings, "variants": inline}))
+    settings["sizes"] = _entry_sizes(staging, variant_data)
+    with open(os.path.join(staging, "README.md"), "w", encoding="utf-8") as f:
+        f.write(env.get_template("npm_README.md.j2").render(**settings))
     manifest = {
         "name": package,
         "version": version,
@@ -362,10 +368,12 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
         "type": "module",
         "main": "./index.js",
         "types": "./index.d.ts",
-        "exports": {".": {"types": "./index.d.ts", "default": "./index.js"},
+        "exports": {".": ENTRY_CONDITIONS,
+                    "./inline": {"types": "./index.d.ts", "default": "./inline.js"},
+                    "./files": {"types": "./index.d.ts", "default": "./index.js"},
                     "./package.json": "./package.json"},
-        "files": ["index.js", "index.d.ts", "README.md", "runtime/", *sorted({v.name + "/"
-                                                                           for v in variants})],
+        "files": ["index.js", "inline.js", "index.d.ts", "README.md", "runtime/",
+                  *sorted({v.name + "/" for v in variants})],
         "sideEffects": False,
         "engines": {"node": ">=18"},
         "webhal": {"generator": generator, "params": {k: str(v) for k, v in params.items()},
@@ -375,6 +383,59 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
         f.write(json.dumps(manifest, indent=2) + "\n")
     return {"name": package, "function": function, "arguments": arguments,
             "variants": variant_data}
+
+
+# Which entry a tool gets for the package's name: the first key among the tool's export
+# conditions, nested ones in turn. index.js names its files with `new URL("./...",
+# import.meta.url)`, which webpack ("webpack"), Vite ("browser" with "development" or
+# "production", always set) and Node ("node") follow; esbuild ("browser", "import", "module",
+# "default") and Rollup's node-resolve ("default", "module", "import", "development" or
+# "production"; "browser" only with `browser: true`, which makes its conditions Vite's) leave
+# those URLs as they are, so they get inline.js, which holds its files.
+ENTRY_CONDITIONS = {"types": "./index.d.ts", "webpack": "./index.js", "node": "./index.js",
+                    "browser": {"development": "./index.js", "production": "./index.js",
+                                "default": "./inline.js"},
+                    "default": "./inline.js"}
+
+# The pthread worker's import of the factory (webhal.glue.emcc_link.module_worker), which
+# inline.js makes an import of the factory's blob: URL.
+_WORKER_IMPORT = re.compile(r"^import webhalFactory from '\./[^']+\.mjs';\n", re.M)
+
+
+def _embedded(staging: str, v: dict) -> dict:
+    """A variant's files as inline.js holds them: the wasm in base64, the WGSL and manifest as
+    text; the threads variant's module as text (its `factory`) and its pthread worker's source
+    without the import of the factory (`worker`; None where the module is its own worker)."""
+    def text(path: str) -> str:
+        with open(os.path.join(staging, path), encoding="utf-8") as f:
+            return f.read()
+
+    with open(os.path.join(staging, v["wasm"]), "rb") as f:
+        embedded = {"wasm": base64.b64encode(f.read()).decode("ascii")}
+    if "wgsl" in v:
+        embedded.update(wgsl=text(v["wgsl"]), manifest=text(v["manifest"]))
+    if "wasm_threads" in v["features"]:
+        embedded["factory"] = text(v["js"])
+        worker = None
+        if v["module_worker"] != v["js"]:
+            worker, count = _WORKER_IMPORT.subn("", text(v["module_worker"]), count=1)
+            if count != 1:
+                raise CompileError(f"{v['module_worker']} does not import the factory as "
+                                   "webhal.glue.emcc_link.module_worker writes it: inline.js "
+                                   "cannot make its worker")
+        embedded["worker"] = worker
+    return embedded
+
+
+def _entry_sizes(staging: str, variants: list[dict]) -> dict:
+    """What each entry weighs, in kB (1000 bytes), for the README: inline.js whole, and
+    index.js with every variant's files (the .a and .h are for C callers and not counted)."""
+    def size(path: str) -> int:
+        return os.path.getsize(os.path.join(staging, path))
+
+    files = {path for v in variants for path in (v["js"], *v["files"].values())}
+    return {"inline": round(size("inline.js") / 1000),
+            "files": round((size("index.js") + sum(map(size, files))) / 1000)}
 
 
 def _described(a: dict, device: bool) -> dict:
