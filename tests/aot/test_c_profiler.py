@@ -76,12 +76,17 @@ def test_profiler_report_from_c(tmp_path, parallel):
     _check(run.stdout, parallel)
 
 
-def test_profiler_report_in_wasm(tmp_path, emscripten, node):
-    _library(tmp_path, "wasm-32-wasmrt-wasm_simd128-profile", False)
+@pytest.mark.parametrize("threads", [False, True])
+def test_profiler_report_in_wasm(tmp_path, emscripten, node, threads):
+    """With wasm_threads the tasks run on Emscripten's pthreads (thread_local state each)."""
+    target = "wasm-32-wasmrt-wasm_simd128" + "-wasm_threads" * threads + "-profile"
+    _library(tmp_path, target, threads)
     js = str(tmp_path / "caller.js")
-    emcc(["-O1", str(tmp_path / "caller.c"), str(tmp_path / "blurprof.a"), f"-I{tmp_path}",
-          "-sINITIAL_MEMORY=64MB", "-o", js])
+    # EXIT_RUNTIME: else the pool's workers keep Node running after main returns.
+    pthreads = ["-pthread", "-sPTHREAD_POOL_SIZE=4", "-sEXIT_RUNTIME=1"] if threads else []
+    emcc(["-O1", *pthreads, str(tmp_path / "caller.c"), str(tmp_path / "blurprof.a"),
+          f"-I{tmp_path}", "-sINITIAL_MEMORY=64MB", "-o", js])
     run = subprocess.run([node.path, "--no-experimental-fetch", js], capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    _check(run.stdout, False)
+    _check(run.stdout, threads)
