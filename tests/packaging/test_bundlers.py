@@ -277,11 +277,12 @@ def _esbuild_app(app: pathlib.Path) -> pathlib.Path:
     return app / "dist"
 
 
-def _rollup_app(app: pathlib.Path) -> pathlib.Path:
-    """Rollup's bundle of the app with @rollup/plugin-node-resolve only, in app/dist."""
+def _rollup_app(app: pathlib.Path, resolve: str = "") -> pathlib.Path:
+    """Rollup's bundle of the app with @rollup/plugin-node-resolve only (given the options
+    `resolve`, a JavaScript object's source), in app/dist."""
     (app / "rollup.config.mjs").write_text(
         f"import resolve from {json.dumps(TOOLS['node-resolve'].as_uri())};\n"
-        "export default { input: ['main.js', 'worker.js'], plugins: [resolve()],\n"
+        f"export default {{ input: ['main.js', 'worker.js'], plugins: [resolve({resolve})],\n"
         "  output: { dir: 'dist', format: 'es' } };\n")
     _tool("node-resolve")
     _build([_tool("rollup"), "--config", "rollup.config.mjs", "--silent"], app, "rollup")
@@ -307,6 +308,19 @@ def test_esbuild_bundle(every_variant_package, expected_output, chromium_browser
 def test_rollup_bundle(every_variant_package, expected_output, chromium_browser, tmp_path):
     dist = _rollup_app(_app(tmp_path / "rollup", every_variant_package))
     _only_the_bundle(dist)
+    with StaticServer(dist) as server:
+        _check(_run_pages(chromium_browser, server.url), expected_output)
+
+
+def test_rollup_browser_resolve_with_the_inline_entry(every_variant_package, expected_output,
+                                                     chromium_browser, tmp_path):
+    # resolve({ browser: true }) has Vite's conditions (browser, production), so the package's
+    # name gives index.js there; "PKG/inline", as the README says for it, needs no copy step.
+    app = _app(tmp_path / "rollup-browser", every_variant_package,
+               import_from=f"{GENERATOR}/inline")
+    dist = _rollup_app(app, "{ browser: true }")
+    _only_the_bundle(dist)
+    assert "AGFzbQ" in "".join(p.read_text() for p in dist.glob("*.js"))  # "\0asm" in base64
     with StaticServer(dist) as server:
         _check(_run_pages(chromium_browser, server.url), expected_output)
 

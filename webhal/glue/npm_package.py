@@ -428,13 +428,15 @@ def _embedded(staging: str, v: dict) -> dict:
 
 
 def _entry_sizes(staging: str, variants: list[dict]) -> dict:
-    """What each entry weighs, in kB (1000 bytes), for the README: inline.js whole, and
-    index.js with every variant's files (the .a and .h are for C callers and not counted)."""
+    """What each entry weighs, in kB (1000 bytes), for the README: inline.js whole, the
+    variants' wasm, and index.js with every variant's files (the .a and .h are for C callers
+    and not counted)."""
     def size(path: str) -> int:
         return os.path.getsize(os.path.join(staging, path))
 
     files = {path for v in variants for path in (v["js"], *v["files"].values())}
     return {"inline": round(size("inline.js") / 1000),
+            "wasm": round(sum(size(v["wasm"]) for v in variants) / 1000),
             "files": round((size("index.js") + sum(map(size, files))) / 1000)}
 
 
