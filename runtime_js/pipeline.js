@@ -75,10 +75,13 @@ async function readAsset(meta, variant, key, opts, asText = false) {
     return Uint8Array.from(atob(embedded), (c) => c.charCodeAt(0));
   }
   const url = assetUrl(meta, variant, key, opts);
+  const fix = opts.assetBase === undefined || opts.assetBase === null
+    ? 'Serve the package\'s folder and name its URL with create({ assetBase }), or import '
+      + `"${meta.name}/inline", which holds its files (see the package README for your bundler)`
+    : `create({ assetBase: ${JSON.stringify(String(opts.assetBase))} }) must name the URL of a `
+      + 'copy of the package\'s folder';
   const missing = (got) => new Error(`${meta.name}: the ${variant.name} variant's `
-    + `${variant.files[key]} is not at ${url}: ${got}. Serve the package's folder and name its `
-    + `URL with create({ assetBase }), or import "${meta.name}/inline", which holds its files `
-    + '(see the package README for your bundler)');
+    + `${variant.files[key]} is not at ${url}: ${got}. ${fix}`);
   const bytes = await readBytes(url, missing);
   if (key === 'wasm' && !WASM_MAGIC.every((b, i) => bytes[i] === b)) {
     throw missing(`that URL gave ${describeBytes(bytes)}, not WebAssembly`);
