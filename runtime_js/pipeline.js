@@ -370,6 +370,7 @@ class Pipeline {
     this._messages = messages;
     this._call = module.webhalCall;  // set by webhal's --pre-js (templates/emcc_pre.js.j2)
     this._deviceArguments = new Set(variant.deviceArguments ?? []);
+    this._acceptedBuffers = new WeakSet();  // GPUBuffers a run has used without an error
     this._inputs = meta.arguments.filter((a) => !a.output);
     this._outputs = meta.arguments.filter((a) => a.output);
   }
@@ -498,8 +499,11 @@ class Pipeline {
       && (ArrayBuffer.isView(value.data) || (arg.output && value.data === undefined))) : [];
     for (const [arg, value] of direct) value.data ??= new ARRAYS[arg.type](value.count);
     const inPlace = new Set(direct.map(([arg]) => arg.name));
-    // WebGPU reports a GPUBuffer it cannot use (another device's, say) as a validation error.
-    let scope = bound.length > 0;
+    // WebGPU reports a GPUBuffer it cannot use (another device's, say) as a validation error,
+    // which an error scope catches. Waiting for it costs more than the rest of a small run on
+    // GPUBuffers, so only GPUBuffers no run has used yet are checked: one the caller destroys
+    // later is reported by the device as an uncaptured error (its console, `uncapturederror`).
+    let scope = bound.some(([, value]) => !this._acceptedBuffers.has(value.data));
     try {
       this._gpu?.bind(new Map(bound.map(([arg, value]) => [arg.name, value.data])),
         new Map(direct.map(([arg, value]) => [arg.name, value.data])));
@@ -545,6 +549,7 @@ class Pipeline {
             + `${bound.map(([arg]) => arg.name).join(', ')} (they must be buffers of p.device): `
             + error.message);
         }
+        for (const [, value] of bound) this._acceptedBuffers.add(value.data);
       }
       const out = {};
       for (const { arg, host, bytes, shape, device, array, direct: readBack } of results) {

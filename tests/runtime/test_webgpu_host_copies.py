@@ -152,3 +152,40 @@ def test_one_kernel_dispatched_three_times_in_one_submission(packages):
         want = _reference("repeated_kernel", {"input": image, "offset": run["offset"]})
         np.testing.assert_array_equal(_decoded(run["data"], np.int32), want)
     assert out["runs"][1]["createBuffer"] == 0
+
+
+_ERROR_SCOPES = """
+input = new Float32Array(w * h).fill(0.5);
+const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4, MAP_READ = 0x1;
+let scopes = 0;
+const push = device.pushErrorScope.bind(device);
+device.pushErrorScope = (f) => { scopes += 1; return push(f); };
+const other = await (await gpu.requestAdapter()).requestDevice();
+const theirs = other.createBuffer({ size: w * h * 4, usage: STORAGE | COPY_DST });
+const src = device.createBuffer({ size: w * h * 4, usage: STORAGE | COPY_DST });
+device.queue.writeBuffer(src, 0, input);
+const dst = device.createBuffer({ size: w * h * 4, usage: STORAGE | COPY_SRC });
+const outputs = { shape: [w, h], data: dst };
+try {
+  await p.run({ input: { data: theirs, shape: [w, h] }, gain: 2, bias: 0 }, outputs);
+  out.theirs = 'no error';
+} catch (e) { out.theirs = e.message; }
+scopes = 0;
+for (let i = 0; i < 3; i++) {
+  await p.run({ input: { data: src, shape: [w, h] }, gain: 2, bias: i }, outputs);
+}
+out.scopes = scopes;  // the first run with these buffers checks them; later runs do not
+const staging = device.createBuffer({ size: w * h * 4, usage: MAP_READ | COPY_DST });
+const e = device.createCommandEncoder();
+e.copyBufferToBuffer(dst, 0, staging, 0, w * h * 4);
+device.queue.submit([e.finish()]);
+await staging.mapAsync(MAP_READ);
+out.last = [...new Float32Array(staging.getMappedRange())].every((v) => v === 3);
+"""
+
+
+def test_a_gpu_buffer_is_checked_on_its_first_run_only(packages):
+    out = _node(packages, "brighten_f32", _ERROR_SCOPES)
+    assert out["theirs"].startswith("brighten_f32.run: WebGPU rejected the GPUBuffers passed "
+                                    "for input, output (they must be buffers of p.device)")
+    assert out["scopes"] == 1 and out["last"]
