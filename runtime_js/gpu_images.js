@@ -620,3 +620,38 @@ export class GpuImages {
     return { buffer: slot.buffer, job };
   }
 }
+
+/**
+ * The buffer an image input of `type` (uint8, uint16, float32) and `dimensions` (2: grey; 3:
+ * planar, or the layout `shape` says) would get from `source`, read back from the GPU as
+ * { data, shape }: the pixels a webgpu pipeline reads, converted by the GPU as its runs convert
+ * them (a camera's YUV frame can differ there from what a 2D canvas draws). For checks and
+ * tests; a run does not read anything back.
+ */
+export async function readImage(device, source, { type = 'uint8', dimensions = 3, shape } = {}) {
+  const where = 'webhal.readImage';
+  const kind = imageSourceKind(source);
+  if (!kind) throw new ImageKindError(`${where}: source must be an image source, not ${String(source)}`);
+  if (!(type in TYPES)) throw new RangeError(`${where}: type must be one of ${Object.keys(TYPES).join(', ')}`);
+  const images = new GpuImages();
+  images.device = device;
+  const arg = { name: 'image', type, dimensions, kind: 'buffer', output: false };
+  const image = { source, shape };
+  try {
+    await images._readVideo([[arg, image]]);
+    const { data: buffer, shape: got } = images._stageInputs(where, [[arg, image]], {}).image;
+    const count = got.reduce((n, e) => n * e, 1);
+    const staging = device.createBuffer({ size: buffer.size, usage: 0x1 | BUFFER.COPY_DST });
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
+    device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(0x1);  // GPUMapMode.READ
+    const data = new ARRAYS[type](count);
+    new Uint8Array(data.buffer).set(new Uint8Array(staging.getMappedRange(), 0, data.byteLength));
+    staging.unmap();
+    staging.destroy();
+    return { data, shape: got };
+  } finally {
+    images.destroy();
+  }
+}
