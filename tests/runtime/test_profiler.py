@@ -169,3 +169,21 @@ def test_gpu_report_lists_kernels_and_copies(target, request):
     copies = {(c["direction"], c["name"]) for c in data["copies"]}
     assert ("to device", "gin") in copies and ("to host", "square") in copies
     assert {f["name"] for f in data["funcs"]} >= {"brighten", "square"}
+
+
+
+def test_a_failed_run_is_not_counted():
+    """A run that fails after a Func ran (it never reaches pipeline_end) leaves nothing in the
+    report: the next run starts from what the last whole run left, so the report adds up."""
+    prof = profiler.Profiler()
+    prof.pipeline_start("p", "f,g")
+    prof.set_current_func(1)
+    time.sleep(0.002)
+    prof.set_current_func(2)  # ... and the run fails here
+    prof.pipeline_start("p", "f,g")
+    prof.set_current_func(2)
+    prof.set_current_func(0)
+    prof.pipeline_end()
+    stats = prof.pipelines["p"]
+    assert stats.runs == 1 and stats.ns[1] == 0
+    assert sum(stats.ns) == stats.total_ns

@@ -40,6 +40,7 @@ class PipelineStats:
     kernel_timing: str = ""              # how kernel times were taken
     copies: dict = field(default_factory=dict)    # "to device"/"to host" -> {buffer: [ns, n]}
     busy: list[int] = field(default_factory=list)  # this parallel loop's task time per Func
+    before: list[int] | None = None      # ns at the start of a run not yet ended
 
     def __post_init__(self):
         if not self.ns:
@@ -106,6 +107,9 @@ class Profiler:
         p = self.pipelines.get(name)
         if p is None or p.funcs != names:
             p = self.pipelines[name] = PipelineStats(name, names)
+        elif p.before is not None:  # the last run failed before its end: forget its part
+            p.ns = p.before
+        p.before = list(p.ns)
         t = time.perf_counter_ns()
         th = self.thread
         th.current, th.last, th.depth, th.stack = 0, t, 0, []
@@ -176,6 +180,7 @@ class Profiler:
         self._charge(th, t)
         p.runs += 1
         p.total_ns += t - self.start_ns
+        p.before = None
         return 0
 
     def _charge(self, th: _Thread, t: int) -> None:
