@@ -79,6 +79,9 @@ def build(m: ll.Module, target) -> None:
         "runs", "total", "ploops", "tasks", "taskns", "parns"))
     ns = B.glob("ns", arr(arr(I64, F), P))
     busy = B.glob("busy", arr(I64, F))
+    # This run's time per Func, added to ns at pipeline_end: a run that fails (returns before
+    # its end) leaves nothing in the report.
+    run_ns = B.glob("run_ns", arr(I64, F))
     count, running = B.glob("count", I32), B.glob("running", I32)
     start, parstart = B.glob("start", I64), B.glob("parstart", I64)
     cur, last = B.glob("cur", I32, tls=True), B.glob("last", I64, tls=True)
@@ -106,8 +109,8 @@ def build(m: ll.Module, target) -> None:
         nsec = b.load(b.gep(ts, [zero32, one32]), typ=I64)
         b.ret(b.add(b.mul(sec, ll.Constant(I64, 1_000_000_000)), nsec))
 
-    def ns_slot(b, p, f):
-        return b.gep(ns, [zero32, p, f])
+    def ns_slot(b, p, f):  # the running pipeline's (p) slot of Func f in this run
+        return b.gep(run_ns, [zero32, f])
 
     # charge(t): the time since `last` to this thread's Func (busy[] inside tasks).
     charge, b = fn("webhal.profiler.charge", [I64], "internal", ll.VoidType())
@@ -167,6 +170,7 @@ def build(m: ll.Module, target) -> None:
                     b.gep(nfuncs, [zero32, n]))
             b.store(n, found)
             b.store(b.add(n, one32), count)
+    _loop(b, ll.Constant(I32, F), lambda i: b.store(zero64, b.gep(run_ns, [zero32, i])))
     t = b.call(now, [])
     b.store(b.load(found, typ=I32), running)
     b.store(t, start)
@@ -262,6 +266,12 @@ def build(m: ll.Module, target) -> None:
         b.call(charge, [t])
         add(b, runs, p, ll.Constant(I64, 1))
         add(b, total, p, b.sub(t, b.load(start, typ=I64)))
+
+        def keep(i):
+            slot = b.gep(ns, [zero32, p, i])
+            b.store(b.add(b.load(slot, typ=I64), b.load(b.gep(run_ns, [zero32, i]), typ=I64)),
+                    slot)
+        _loop(b, ll.Constant(I32, F), keep)
     b.store(ll.Constant(I32, -1), running)
     b.ret(zero32)
 
