@@ -74,6 +74,11 @@ export interface Pipeline {
   readonly threads: number;
   /** Whether dispose() was called. */
   readonly disposed: boolean;
+  /** The profiler's report (Halide's format, and as data), for a package built for a target
+   * with `profile`; null otherwise. `reset` forgets what was measured after reading it. */
+  profile(opts?: { reset?: boolean }): { text: string; pipelines: Array<{ name: string;
+    runs: number; totalMs: number; perRunMs: number; threads: number;
+    sections: Record<string, Array<{ name: string; ms: number; percent: number }>> }> } | null;
   /** Release the workers, the wasm memory, the GPU buffers and the device create() asked for;
    * a run already started finishes first, a later one rejects with a PipelineDisposedError.
    * (`using` / `await using` call it too, where the engine has Symbol.dispose.) */
