@@ -591,6 +591,7 @@ class Pipeline {
       this._module.preinitializedWebGPUDevice = gpu.device;
     }
     this._gpu = gpu;
+    this._acceptedBuffers = new WeakSet();  // they were checked against the lost device
   }
 
   _check(where, inputs, outputs) {
