@@ -3,7 +3,8 @@ or buffer, with its inner loops and lets ranging over their intervals."""
 
 from __future__ import annotations
 
-from webhal.analysis.intervals import Constraints, Interval, Scope, bounds_of, refine
+from webhal.analysis.intervals import (Constraints, Interval, Scope, bounds_of, named_bounds,
+                                       refine, wrap_lets)
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
@@ -45,8 +46,13 @@ class _Collector:
             case ir.Let():
                 self.expr(e.value, scope, cons)
                 inner = dict(scope)
-                inner[e.name] = bounds_of(e.value, scope, cons)
+                inner[e.name], bound = named_bounds(e.name, bounds_of(e.value, scope, cons))
+                outer, self.boxes = self.boxes, {} if bound else self.boxes
                 self.expr(e.body, inner, cons)
+                if bound:
+                    inside, self.boxes = self.boxes, outer
+                    for name, box in inside.items():
+                        _merge(self.boxes, name, [wrap_lets(b, bound) for b in box])
                 return
         from webhal.ir.visitor import children
         for c in children(e):
@@ -67,11 +73,17 @@ class _Collector:
             case st.LetStmt():
                 self.expr(s.value, scope, cons)
                 inner = dict(scope)
-                inner[s.name] = bounds_of(s.value, scope, cons)
+                iv, bound = named_bounds(s.name, bounds_of(s.value, scope, cons))
+                inner[s.name] = iv
                 self.lets.append((s.name, s.value, _offset_form(s.value)))
+                outer, self.boxes = self.boxes, {} if bound else self.boxes
                 self.stmt(s.body, inner,
                           _with_let_differences(s.name, s.value, self.lets, scope, cons))
                 self.lets.pop()
+                if bound:  # the body's boxes name the let's bounds: define them there
+                    inside, self.boxes = self.boxes, outer
+                    for name, box in inside.items():
+                        _merge(self.boxes, name, [wrap_lets(b, bound) for b in box])
             case st.IfThenElse():
                 self.expr(s.condition, scope, cons)
                 self.stmt(s.then_case, scope, refine(s.condition, True, scope, cons))

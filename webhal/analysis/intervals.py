@@ -17,6 +17,7 @@ from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.types import Type
+from webhal.ir.visitor import children, variable_names
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,8 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             return _cast(b(e.value), e.value.type, e.type)
         case ir.Let():
             inner = dict(scope)
-            inner[e.name] = b(e.value)
-            return bounds_of(e.body, inner, cons)
+            inner[e.name], bound = named_bounds(e.name, b(e.value))
+            return wrap_lets(bounds_of(e.body, inner, cons), bound)
         case ir.Broadcast():
             return b(e.value)
         case ir.Ramp():
@@ -173,6 +174,60 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
             if e.type.is_bool():
                 return type_bounds(e.type)
             return type_bounds(e.type)
+
+
+# Bounds of a let's value up to this many nodes are substituted where the let's name is used;
+# larger ones are named (see named_bounds). Small ones must stay substituted: a tile's extent,
+# `f.x.max - f.x.min + 1`, folds to a constant only when both sides are spelled out.
+_SUBSTITUTE_NODES = 32
+
+
+def _small(e: ir.Expr) -> bool:
+    """Whether e has at most _SUBSTITUTE_NODES nodes (counted no further)."""
+    stack, n = [e], 0
+    while stack:
+        n += 1
+        if n > _SUBSTITUTE_NODES:
+            return False
+        stack.extend(children(stack.pop()))
+    return True
+
+
+def named_bounds(name: str, iv: Interval) -> tuple[Interval, list[tuple[str, ir.Expr]]]:
+    """The interval a let `name` ranges over, given the bounds iv of its value, as the let's
+    body sees it: iv itself where its ends are small, else by name (`name.lower`, `name.upper`),
+    with the (name, value) pairs that wrap_lets defines around what is derived from them. As
+    Halide's bounds inference does: substituted, the bounds of a let naming the let before it
+    twice (a pyramid's region, min(g.min / 2, (g.min + 1) / 2)) double with every level."""
+    bound: list[tuple[str, ir.Expr]] = []
+
+    def named(e: ir.Expr | None, suffix: str) -> ir.Expr | None:
+        if e is None or _small(e):
+            return e
+        n = f"{name}.{suffix}"
+        bound.append((n, e))
+        return ir.Variable(e.type, n)
+    if iv.min is not None and (iv.min is iv.max or iv.min == iv.max):
+        point = named(iv.min, "lower")
+        return Interval.point(point), bound
+    return Interval(named(iv.min, "lower"), named(iv.max, "upper")), bound
+
+
+def wrap_lets(iv: Interval, bound: list[tuple[str, ir.Expr]]) -> Interval:
+    """iv with the lets of named_bounds defined around each end that uses them."""
+    if not bound:
+        return iv
+
+    def wrap(e: ir.Expr | None) -> ir.Expr | None:
+        if e is None:
+            return None
+        used = variable_names(e)
+        for n, value in reversed(bound):
+            if n in used:
+                e = ir.Let(n, value, e)
+        return e
+    lo = wrap(iv.min)
+    return Interval(lo, lo if iv.max is iv.min else wrap(iv.max))
 
 
 def _variable_terms(e: ir.Expr, k: int, out: dict[ir.Variable, int],

@@ -19,7 +19,7 @@ from webhal.ir.types import Bool, Handle, Type
 class Expr:
     """Base of expression nodes. Every node has a `type`."""
 
-    __slots__ = ()
+    __slots__ = ("_hash",)  # the node's hash, once computed (see _cache_hashes)
     type: Type
 
 
@@ -239,3 +239,28 @@ INTRINSICS = frozenset({
 # Math functions (PURE_EXTERN calls): every one takes and returns floats of one width; the
 # table of what each backend calls them is ir/math_functions.py.
 MATH_FUNCTIONS = frozenset(math_functions.FUNCTIONS)
+
+
+def _cache_hashes() -> None:
+    """Give every node class a hash computed once per node. A dataclass hashes its fields
+    afresh on every call, so hashing a tree costs its size, and analyses that key dicts by
+    expressions (constraints, memo tables) hash each subtree again at every level: quadratic
+    in the size of an expression. Nodes are immutable, so the first hash stands."""
+    def cached(compute):
+        def __hash__(self):
+            try:
+                return self._hash
+            except AttributeError:
+                h = compute(self)
+                object.__setattr__(self, "_hash", h)
+                return h
+        return __hash__
+    pending = list(Expr.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if "__hash__" in vars(cls) and vars(cls)["__hash__"] is not None:
+            cls.__hash__ = cached(vars(cls)["__hash__"])
+
+
+_cache_hashes()

@@ -105,6 +105,26 @@ def substitute(node, replacements: dict[str, ir.Expr]):
     return go(node, frozenset())
 
 
+_NAMES: dict[int, tuple[object, frozenset]] = {}  # node id -> (node, names under it)
+
+
+def variable_names(node) -> frozenset:
+    """The names of the Variables under node (bound by a Let or not), memoized by node: the
+    analyses ask this of the same subtrees level after level, which fresh walks would visit
+    once per level."""
+    hit = _NAMES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    if isinstance(node, ir.Variable):
+        names = frozenset((node.name,))
+    else:
+        names = frozenset().union(*(variable_names(c) for c in children(node)))
+    if len(_NAMES) > 500_000:
+        _NAMES.clear()
+    _NAMES[id(node)] = (node, names)
+    return names
+
+
 def free_variables(node) -> list[ir.Variable]:
     seen: dict[str, ir.Variable] = {}
     for n in walk(node):
