@@ -250,6 +250,8 @@ export class GpuImages {
     this.device = null;
     this.pipelines = new Map();  // WGSL key -> compute or render pipeline
     this.buffers = new Map();    // argument name -> { buffer, dims, texture }
+    this.checked = new WeakSet();  // GPUTextures and canvas contexts a run has used without error
+    this.lateError = null;       // a refusal a run did not wait for, once WebGPU has said it
   }
 
   /**
@@ -260,9 +262,9 @@ export class GpuImages {
    * targets in `out`, and returns a promise that rejects if WebGPU refused any of it.
    */
   async stage(where, pipeline, inputs, outputs) {
-    const late = await this.lateError;
+    const late = this.lateError;
     this.lateError = null;
-    if (late) throw new Error(`${late.message} (in the run before this one, whose canvas it was)`);
+    if (late) throw new Error(`${late.message} (in an earlier run)`);
     const single = pipeline._outputs.length === 1;
     const specs = single ? { [pipeline._outputs[0].name]: outputs } : outputs;
     const images = [];
@@ -309,20 +311,29 @@ export class GpuImages {
       newSpecs[arg.name] = { shape: spec.shape, data: buffer };
       packs.push([arg, spec.data, job]);
     }
+    const inputNames = images.map(([a]) => a.name).join(', ');
     const targetNames = targets.map(([a]) => a.name).join(', ');
-    const refused = (error) => new Error(`${where}: WebGPU refused the output target `
+    const inputRefused = (error) => new Error(`${where}: WebGPU refused the image input `
+      + `${inputNames} (a texture must be of p.device, with TEXTURE_BINDING usage): `
+      + error.message);
+    const targetRefused = (error) => new Error(`${where}: WebGPU refused the output target `
       + `${targetNames} (a texture or canvas of p.device, with RENDER_ATTACHMENT usage): `
       + error.message);
+    // Waiting for WebGPU's verdict costs a round trip (on dawn.node, until the queue is idle),
+    // and only a texture or canvas of another device can be refused: a run waits for it the
+    // first time it sees such an object, and later runs leave it to the next run to report.
+    const fresh = [...images.map(([, image]) => image.source).filter(isGpuTexture),
+      ...targets.map(([, spec]) => spec.data)].filter((o) => !this.checked.has(o));
+    const freshInput = fresh.some((o) => images.some(([, image]) => image.source === o));
+    const freshTexture = fresh.some((o) => isGpuTexture(o) && targets.some(([, spec]) => spec.data === o));
     // A canvas shows the texture of getCurrentTexture() when the task that drew it ends, and
-    // from then on a page can no longer read it (drawImage gives transparent pixels): the run
-    // resolves in the task that drew, so that its caller may still read or copy the canvas.
-    // A canvas's refusal is then reported by the next run.
+    // from then on a page can no longer read it (drawImage gives transparent pixels): a run
+    // drawing only canvases resolves in the task that drew, so that its caller may still read
+    // or copy them, and a canvas's refusal is reported by the next run.
     const present = async (out) => {
-      const inError = await inputScope;
-      if (inError) {
-        throw new Error(`${where}: WebGPU refused the image input `
-          + `${images.map(([a]) => a.name).join(', ')} (a texture must be of p.device, with `
-          + `TEXTURE_BINDING usage): ${inError.message}`);
+      if (freshInput) {
+        const error = await inputScope;
+        if (error) throw inputRefused(error);
       }
       let outputScope;
       device.pushErrorScope('validation');
@@ -334,12 +345,17 @@ export class GpuImages {
       } finally {
         outputScope = device.popErrorScope();
       }
-      if (packs.every(([, target]) => isCanvasContext(target))) {
-        this.lateError = outputScope.then((e) => e && refused(e));
-        return;
+      if (freshTexture) {
+        const error = await outputScope;
+        if (error) throw targetRefused(error);
       }
-      const outError = await outputScope;
-      if (outError) throw refused(outError);
+      for (const o of fresh) this.checked.add(o);
+      // Not awaited: the next run would wait for this one's work to finish.
+      Promise.all([freshInput ? null : inputScope, freshTexture ? null : outputScope])
+        .then(([inError, outError]) => {
+          const error = inError ? inputRefused(inError) : outError && targetRefused(outError);
+          if (error) this.lateError ??= error;
+        }, () => {});
     };
     return { inputs: staged, outputs: single ? newSpecs[pipeline._outputs[0].name] : newSpecs,
       present };

@@ -84,6 +84,13 @@ await attempt('wrongShape', () => p.run({ ...plain, planar: { data: texture('rgb
 await attempt('singleForColour', () => p.run({ ...plain, planar: texture('r8unorm', grey, 1) }, shapes));
 await attempt('targetSize', () => p.run(plain, { ...shapes, grey_out: { shape: [W, H],
   data: d.createTexture({ size: [W + 2, H], format: 'r8unorm', usage: U.RENDER_ATTACHMENT }) } }));
+// A texture of another device: refused by WebGPU, checked on its first run.
+const otherDevice = await (await createGpu([]).requestAdapter()).requestDevice();
+const foreign = otherDevice.createTexture({ size: [W, H], format: 'rgba8unorm',
+  usage: U.TEXTURE_BINDING | U.COPY_DST });
+await attempt('otherDevice', () => p.run({ ...plain, planar: foreign }, shapes));
+await attempt('otherDeviceTarget', () => p.run(plain, { ...shapes, planar_out: { shape: [W, H, 3],
+  data: otherDevice.createTexture({ size: [W, H], format: 'rgba8unorm', usage: U.RENDER_ATTACHMENT }) } }));
 const cpu = await create({ variant: 'simd' });
 await attempt('cpuTexture', () => cpu.run({ ...plain, planar: texture('rgba8unorm', rgba, 4) }, shapes));
 await attempt('cpuImageData', () => cpu.run({ ...plain,

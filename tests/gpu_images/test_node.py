@@ -68,6 +68,10 @@ def test_textures_and_image_data_in_and_out(image_kinds_package, dawn_node):
         "targetSize": f"RangeError: image_kinds.run: the target of output grey_out is "
                       f"{W + 2}x{H} and grey_out has 2 dimensions: its shape must be "
                       f"[{W + 2}, {H}], not [{W}, {H}]",
+        "otherDevice": "Error: image_kinds.run: WebGPU refused the image input planar (a "
+                       "texture must be of p.device",
+        "otherDeviceTarget": "Error: image_kinds.run: WebGPU refused the output target "
+                             "planar_out (a texture or canvas of p.device",
         "cpuTexture": "ImageKindError: image_kinds.run: input planar is a GPUTexture, which only "
                       "the webgpu variant takes; this pipeline runs the simd variant: pass "
                       "{ data: Uint8Array, shape }",
