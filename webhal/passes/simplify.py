@@ -46,7 +46,24 @@ def _uses(s, name: str) -> bool:
     return name in _used(s)
 
 
+_SIMPLIFIED: dict[int, tuple[ir.Expr, ir.Expr]] = {}  # node id -> (node, simplified)
+
+
 def simplify_expr(e: ir.Expr) -> ir.Expr:
+    """e simplified, memoized by node: bounds inference shares subtrees between the regions
+    and checks of many Funcs, and each pass simplifies them again; the result is a function of
+    the node alone, which is immutable."""
+    hit = _SIMPLIFIED.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    out = _simplify_expr(e)
+    if len(_SIMPLIFIED) > 500_000:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[id(e)] = (e, out)
+    return out
+
+
+def _simplify_expr(e: ir.Expr) -> ir.Expr:
     e = rebuild(e, simplify_expr)
     t = type(e)
     if t is ir.Call and e.call_type is ir.CallType.INTRINSIC and e.name == "promise_clamped":
@@ -80,6 +97,8 @@ def simplify_expr(e: ir.Expr) -> ir.Expr:
         return ops.cast(e.type, e.value)
     if t is ir.Let and _trivial(e.value):
         return simplify_expr(substitute(e.body, {e.name: e.value}))
+    if t is ir.Let and not _uses(e.body, e.name):
+        return e.body
     return e
 
 
