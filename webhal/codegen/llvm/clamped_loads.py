@@ -130,8 +130,8 @@ def _swizzled_chunk(cg, load: ir.Load, first, lo, hi, offset, per: int) -> ll.Va
     start = _clamp(b, first, lo, b.sub(hi, ll.Constant(I32, per - 1)))
     elem = memory_type(t.element_of())
     vt = memory_type(t.with_lanes(per))
-    dense = b.load(cg.element_pointer(load.name, b.add(offset, start), elem), typ=vt,
-                   align=size)
+    dense = cg.tbaa(b.load(cg.element_pointer(load.name, b.add(offset, start), elem), typ=vt,
+                           align=size), load.name)
     # Lane positions relative to `start`, in bytes lanes: the clamps keep them within int8
     # (a ramp more than 64 lanes outside [lo, hi] has all its lanes clamped to one edge).
     def narrow(v, low, high):

@@ -60,6 +60,9 @@ class ExprCodegen:
     # LLVM folds the generic trunc((zext a * m) >> 16) >> s back into a multiply of widened
     # lanes, twice the instructions (build_module fills it for x86 targets).
     pmulhuw: dict[int, str] = {}
+    # Vector float-to-int conversions as a clamp and a plain conversion rather than
+    # llvm.fpto[su]i.sat, which x86 expands lane by lane (build_module sets it for x86).
+    clamp_float_to_int = False
 
     def __init__(self):
         self.index_depth = 0  # > 0 while generating a buffer index (see index())
@@ -165,6 +168,8 @@ class ExprCodegen:
         if src.is_float():
             if lanes_in_simd and src.bits == 32 and dst.bits < 32:
                 return self.wasm_float_to_int(v, src, dst)
+            if self.clamp_float_to_int and src.lanes > 1:
+                return self.clamped_float_to_int(v, src, dst)
             name = "llvm.fptosi.sat" if dst.is_int() else "llvm.fptoui.sat"
             fn = self.intrinsic(name, dt, [v.type], [dt, v.type])
             return b.call(fn, [v])
@@ -355,6 +360,25 @@ class ExprCodegen:
         return b.fsub(b.bitcast(bits, f32), ll.Constant(f32, [ll.Constant(ll.FloatType(), bias)]
                                                          * src.lanes))
 
+    def clamped_float_to_int(self, v, src: Type, dst: Type):
+        """Float lanes to int lanes with llvm.fpto[su]i.sat's values (NaN to 0, the rest
+        clamped to dst's range), as a plain conversion and three selects over its result
+        (a lane out of range converts to poison, which a select that does not pick it drops):
+        x86 has no saturating vector conversion, and LLVM expands the intrinsic lane by lane
+        with compares and branches (the local Laplacian's 16 remap indices per vector spent
+        most of its time there)."""
+        import numpy as np
+        b = self.builder
+        lo = self.const(src, float(src.dtype.type(dst.min())))  # 0 or -2**(bits-1): exact
+        top = src.dtype.type(dst.max())
+        if float(top) > dst.max():  # rounded up, out of dst's range: the float below it
+            top = np.nextafter(top, src.dtype.type(0))
+        hi = self.const(src, float(top))
+        r = b.fptosi(v, llvm_type(dst)) if dst.is_int() else b.fptoui(v, llvm_type(dst))
+        r = b.select(b.fcmp_ordered("<", v, lo), self.const(dst, dst.min()), r)
+        r = b.select(b.fcmp_ordered(">", v, hi), self.const(dst, dst.max()), r)
+        return b.select(b.fcmp_unordered("uno", v, v), self.const(dst, 0), r)
+
     def wasm_float_to_int(self, v, src: Type, dst: Type):
         """float32 lanes to 8- or 16-bit int lanes, saturating (NaN to 0): to int32 lanes
         (wasm's trunc_sat), then narrowed with saturation."""
@@ -426,28 +450,46 @@ class ExprCodegen:
     def element_pointer(self, name: str, index: ll.Value, elem: ll.Type) -> ll.Value:
         return self.builder.gep(self.symbols[name], [index], source_etype=elem)
 
+    def tbaa(self, access: ll.Instruction, name: str) -> ll.Instruction:
+        """access (a load or store of buffer `name`) tagged with the buffer's own TBAA type:
+        accesses to different buffers never alias (as Halide assumes of its buffers), so LLVM
+        may keep loads of an input in registers across stores to the output, reuse them
+        between unrolled stores, and hoist loop-invariant ones."""
+        tags = self.module.__dict__.setdefault("_webhal_tbaa", {})
+        tag = tags.get(name)
+        if tag is None:
+            root = tags.get(None)
+            if root is None:
+                root = tags[None] = self.module.add_metadata(["webhal buffers"])
+            node = self.module.add_metadata([name, root, ll.Constant(I64, 0)])
+            tag = tags[name] = self.module.add_metadata([node, node, ll.Constant(I64, 0)])
+        access.set_metadata("tbaa", tag)
+        return access
+
     def _Load(self, e):
         t = e.type
         elem = memory_type(t.element_of())
         if t.lanes == 1:
-            v = self.builder.load(self.element_pointer(e.name, self.index(e.index), elem),
-                                  typ=elem, align=t.bytes)
+            v = self.tbaa(self.builder.load(
+                self.element_pointer(e.name, self.index(e.index), elem), typ=elem,
+                align=t.bytes), e.name)
             return self.builder.trunc(v, I1) if t.is_bool() else v
         if isinstance(e.index, ir.Ramp) and ops.is_const(e.index.stride, 1):
             p = self.element_pointer(e.name, self.index(e.index.base), elem)
             vt = memory_type(t)
-            v = self.builder.load(p, typ=vt, align=t.bytes)
+            v = self.tbaa(self.builder.load(p, typ=vt, align=t.bytes), e.name)
         elif e.predicate is None and (stride := interleave.small_stride(e.index)):
             p = self.element_pointer(e.name, self.index(e.index.base), elem)
-            v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes)
+            v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes,
+                                        lambda load: self.tbaa(load, e.name))
         else:
             def gather():
                 idx = self.index(e.index)
                 v = ll.Constant(memory_type(t), ll.Undefined)
                 for i in range(t.lanes):
                     lane = self.builder.extract_element(idx, ll.Constant(I32, i))
-                    x = self.builder.load(self.element_pointer(e.name, lane, elem), typ=elem,
-                                          align=t.bytes)
+                    x = self.tbaa(self.builder.load(self.element_pointer(e.name, lane, elem),
+                                                    typ=elem, align=t.bytes), e.name)
                     v = self.builder.insert_element(v, x, ll.Constant(I32, i))
                 return v
             chunks = t.lanes * t.bytes // 16

@@ -1,8 +1,8 @@
 """Vector loads and stores of a small constant stride without one scalar access per lane.
 
-A load of stride 2 to 4 is one dense load of the span it reads, then a shuffle that keeps
-every k-th element: the span lies between two elements the load reads, so it is memory of the
-same buffer. k stores of stride k to consecutive bases (an unrolled channel loop writing
+A load of stride 2 to 4 is two dense loads covering the span it reads, then a shuffle that
+keeps every k-th element: the span lies between two elements the load reads, so it is memory
+of the same buffer. k stores of stride k to consecutive bases (an unrolled channel loop writing
 interleaved RGB) are one dense store of their values interleaved. Elsewhere a strided vector is
 read and written a lane at a time, which made interleaved images 20-40x slower than planar ones.
 """
@@ -28,12 +28,22 @@ def small_stride(index: ir.Expr) -> int | None:
 
 
 def strided_load(b: ll.IRBuilder, base_ptr: ll.Value, elem: ll.Type, lanes: int, stride: int,
-                 align: int) -> ll.Value:
-    """lanes elements from base_ptr, stride apart: a load of the span and a shuffle."""
+                 align: int, tag) -> ll.Value:
+    """lanes elements from base_ptr, stride apart: two dense loads of a power-of-two width
+    that together cover the span exactly (the first at its start, the second ending at its
+    last element; each passed to tag, which marks what it reads), and one shuffle of the two.
+    A single load of the span itself (15 floats for 8 lanes of stride 2) is an odd-sized
+    vector that x86's backend takes apart into a dozen scalar inserts and shuffles; reading
+    past the span instead could fault at the end of a buffer."""
     span = (lanes - 1) * stride + 1
-    wide = b.load(base_ptr, typ=ll.VectorType(elem, span), align=align)
-    return b.shuffle_vector(wide, ll.Constant(wide.type, ll.Undefined),
-                            _mask(i * stride for i in range(lanes)))
+    width = 1 << (-(-span // 2) - 1).bit_length()  # a power of two >= span / 2, <= span
+    second_at = span - width
+    vt = ll.VectorType(elem, width)
+    first = tag(b.load(base_ptr, typ=vt, align=align))
+    second_ptr = b.gep(base_ptr, [ll.Constant(ll.IntType(32), second_at)], source_etype=elem)
+    second = tag(b.load(second_ptr, typ=vt, align=align))
+    picks = (j if j < width else width + j - second_at for j in range(0, span, stride))
+    return b.shuffle_vector(first, second, _mask(picks))
 
 
 def interleaved_group(stmts: tuple[st.Stmt, ...], start: int) -> int:

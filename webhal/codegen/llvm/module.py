@@ -66,6 +66,7 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
     cg.wasm_simd128 = target.is_wasm and target.has_feature("wasm_simd128")
     cg.vector_registers = cg.wasm_simd128 or not target.is_wasm
     if target.arch == "x86":
+        cg.clamp_float_to_int = True
         cg.pmulhuw = {8: "llvm.x86.sse2.pmulhu.w"}
         if target.has_feature("avx2"):
             cg.pmulhuw[16] = "llvm.x86.avx2.pmulhu.w"

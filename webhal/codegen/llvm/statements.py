@@ -75,8 +75,8 @@ class StmtCodegen(ExprCodegen):
         values = [self.expr(x.value) for x in stores]
         elem = memory_type(stores[0].value.type.element_of())
         p = self.element_pointer(stores[0].name, self.index(stores[0].index.base), elem)
-        self.builder.store(interleave.interleave(self.builder, values), p,
-                           align=stores[0].value.type.bytes)
+        self.tbaa(self.builder.store(interleave.interleave(self.builder, values), p,
+                                     align=stores[0].value.type.bytes), stores[0].name)
 
     def _s_ProducerConsumer(self, s):
         self.stmt(s.body)
@@ -110,17 +110,17 @@ class StmtCodegen(ExprCodegen):
         elem = memory_type(value_t.element_of())
         if value_t.lanes == 1:
             p = self.element_pointer(s.name, self.index(s.index), elem)
-            self.builder.store(v, p, align=value_t.bytes)
+            self.tbaa(self.builder.store(v, p, align=value_t.bytes), s.name)
         elif isinstance(s.index, ir.Ramp) and ops.is_const(s.index.stride, 1):
             p = self.element_pointer(s.name, self.index(s.index.base), elem)
-            self.builder.store(v, p, align=value_t.bytes)
+            self.tbaa(self.builder.store(v, p, align=value_t.bytes), s.name)
         else:
             idx = self.index(s.index)
             for i in range(value_t.lanes):
                 lane = self.builder.extract_element(idx, ll.Constant(I32, i))
                 x = self.builder.extract_element(v, ll.Constant(I32, i))
-                self.builder.store(x, self.element_pointer(s.name, lane, elem),
-                                   align=value_t.bytes)
+                self.tbaa(self.builder.store(x, self.element_pointer(s.name, lane, elem),
+                                             align=value_t.bytes), s.name)
 
     def _s_Allocate(self, s):
         elem = memory_type(s.type)
