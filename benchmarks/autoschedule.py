@@ -119,7 +119,7 @@ const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4;
 const now = () => performance.now();
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 const out = { adapter: null, size: n, demos: [] };
-for (const [name, [channels, scalars, margin]] of Object.entries(DEMOS)) {
+async function measure(name, channels, scalars, margin) {
   const shape = channels ? [n, n, channels] : [n, n];
   const outShape = channels ? [n - margin, n - margin, channels] : [n - margin, n - margin];
   const count = shape.reduce((a, b) => a * b);
@@ -148,18 +148,22 @@ for (const [name, [channels, scalars, margin]] of Object.entries(DEMOS)) {
       typed: typed.data,
       buffers: [input, output], times: [] };
   }
-  if (!sides.hand || !sides.auto) continue;
+  if (!sides.hand || !sides.auto) return;
   let diff = 0;
   for (let i = 0; i < sides.hand.typed.length; i++) {
     diff = Math.max(diff, Math.abs(sides.hand.typed[i] - sides.auto.typed[i]));
   }
-  for (const s of Object.values(sides)) {
+  for (const s of Object.values(sides)) {  // warm-up, and calls enough for 50 ms a round
     for (let i = 0; i < 3; i++) await s.p.run(...s.args);
     await s.device.queue.onSubmittedWorkDone();
+    const t = now();
+    for (let i = 0; i < 3; i++) await s.p.run(...s.args);
+    await s.device.queue.onSubmittedWorkDone();
+    s.k = Math.max(5, Math.ceil(50 / ((now() - t) / 3)));
   }
   for (let r = 0; r < rounds; r++) {
     for (const s of Object.values(sides)) {
-      const k = 10;
+      const k = s.k;
       const t = now();
       for (let i = 0; i < k; i++) await s.p.run(...s.args);
       await s.device.queue.onSubmittedWorkDone();
@@ -176,6 +180,14 @@ for (const [name, [channels, scalars, margin]] of Object.entries(DEMOS)) {
   for (const s of Object.values(sides)) {
     for (const b of s.buffers) b.destroy();
     await s.p.dispose();
+  }
+}
+for (const [name, [channels, scalars, margin]] of Object.entries(DEMOS)) {
+  try {
+    await measure(name, channels, scalars, margin);
+  } catch (e) {
+    out.demos.push({ demo: name, error: String(e && e.message || e) });
+    console.error(`${name}: failed: ${e && e.message || e}`);
   }
 }
 console.log(JSON.stringify(out));
@@ -228,16 +240,73 @@ def run_gpu(demos: list[str], size: int, rounds: int, icd: str | None) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def run_wgpu(demos: list[str], size: int, rounds: int) -> list[dict]:
+    """Each demo realized from Python through wgpu-py (lavapipe here: dawn.node refuses it)
+    for target host-webgpu, hand GPU schedule against autoschedule, in interleaved rounds;
+    arrays in and out (uploads and readbacks included in both)."""
+    import os
+
+    import webhal as hl
+    from webhal import demo_page
+    from webhal.toolchain import private_runtime_dir
+    from webhal.toolchain.webgpu import find_lavapipe_icd
+    os.environ["VK_ICD_FILENAMES"] = os.environ["VK_DRIVER_FILES"] = find_lavapipe_icd().path
+    os.environ.setdefault("XDG_RUNTIME_DIR", private_runtime_dir())
+    target = hl.Target("host-webgpu")
+    rows = []
+    for name in demos:
+        demo = demo_page.load(name)
+        rng = np.random.default_rng(0)
+        shape = (3, size, size) if demo.layout == "rgb" else (size, size)
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        out = [size - demo.margin, size - demo.margin] + ([3] if len(shape) == 3 else [])
+        sides = {}
+        with hl.GeneratorContext(target):
+            g = demo.generator()()
+            sides["hand"] = (g.build_pipeline(), g.inputs())
+        auto, gen, _ = demo_pipeline(name, str(target), (size, size))
+        auto.apply_autoscheduler(target, hl.AutoschedulerParams("Webhal"))
+        sides["auto"] = (auto, gen.inputs())
+        results, times = {}, {"hand": [], "auto": []}
+        for kind, (pipeline, inputs) in sides.items():
+            for a in inputs:
+                if isinstance(a, hl.ImageParam):
+                    a.set(hl.Buffer(image))
+                else:
+                    a.set(demo.scalars.get(a.name(), {}).get("default", a.get()))
+            results[kind] = np.asarray(pipeline.realize(out, target)).astype(np.int32)
+            pipeline.realize(out, target)
+        for _ in range(rounds):
+            for kind, (pipeline, _) in sides.items():
+                t0 = time.perf_counter()
+                for _ in range(3):
+                    pipeline.realize(out, target)
+                times[kind].append((time.perf_counter() - t0) * 1e3 / 3)
+        ratios = [a / h for a, h in zip(times["auto"], times["hand"])]
+        rows.append({"demo": name, "handMs": times["hand"], "autoMs": times["auto"],
+                     "ratios": ratios,
+                     "maxDiff": int(np.abs(results["hand"] - results["auto"]).max())})
+        print(f"  {name}: auto/hand {statistics.median(ratios):.2f}", flush=True)
+    return rows
+
+
 def webgpu_main(args) -> int:
-    from webhal.toolchain.webgpu import find_lavapipe_icd, find_swiftshader_icd
+    from webhal.toolchain.webgpu import find_swiftshader_icd
     demos = args.demos.split(",") if args.demos else list(DEMOS)
     if not args.run_only:
         build_gpu(demos, args.size)
     if args.build_only:
         return 0
-    icds = {"swiftshader": find_swiftshader_icd().path, "lavapipe": find_lavapipe_icd().path}
     for label in args.adapters.split(","):
-        result = run_gpu(demos, args.size, args.rounds, icds[label])
+        if label == "lavapipe":
+            result = {"adapter": "lavapipe through wgpu-py, arrays in and out",
+                      "demos": run_wgpu(demos, args.size, args.rounds)}
+        else:
+            result = run_gpu(demos, args.size, args.rounds, find_swiftshader_icd().path)
+        for r in result["demos"]:
+            if "error" in r:
+                print(f"  {r['demo']:24} failed: {r['error'][:150]}")
+        result["demos"] = [r for r in result["demos"] if "error" not in r]
         ratios = [statistics.median(r["ratios"]) for r in result["demos"]]
         geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
         print(f"WebGPU on {result['adapter']} ({label}), {args.size}^2, {args.rounds} rounds:")
@@ -315,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     webgpu.add_argument("--size", type=int, default=1024, help="image side (default 1024)")
     webgpu.add_argument("--rounds", type=int, default=7)
     webgpu.add_argument("--adapters", default="swiftshader,lavapipe",
-                        help="Vulkan ICDs for dawn.node: swiftshader, lavapipe")
+                        help="swiftshader (dawn.node in Node, GPUBuffers in and out), "
+                             "lavapipe (wgpu-py from Python, arrays in and out)")
     webgpu.add_argument("--build-only", action="store_true",
                         help="build benchmarks/build/autoschedule_gpu (to carry elsewhere)")
     webgpu.add_argument("--run-only", action="store_true", help="use what is built")

@@ -136,11 +136,18 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
                root: bool, tile: tuple[int, int] = (16, 16)) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
     whole 32-bit words), then gpu_tile over the first two pure Vars within `tile` (x, y
-    invocations, at most 256: WebGPU's default limit) and a third Var as a block loop."""
+    invocations, at most 256: WebGPU's default limit) and a third Var as a block loop. Vars
+    past the third become serial loops inside each invocation (as the bilateral grid's hand
+    schedule does with its channel): left outermost, each of their iterations would be a
+    dispatch of its own."""
     d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
-    taken = set(pure)
+    inner = pure[3:]
+    if inner:
+        pure = pure[:3]
+        d.call("reorder", *(Var(v) for v in inner + pure))
+    taken = set(pure) | set(inner)
     extent = dict(zip(fn.pure_args, (e for _, e in region)))
     bits = min(t.bits for t in fn.types) or 32
     pack = 32 // bits if bits < 32 else 1
