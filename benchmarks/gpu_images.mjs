@@ -28,7 +28,7 @@ const require = createRequire(import.meta.url);
 const dawn = process.env.HL_WEBGPU_NODE_BINDINGS || path.join(path.dirname(
   require.resolve('webgpu/package.json')), 'dist', `${process.platform}-${process.arch}`, 'dawn.node');
 const gpu = require(dawn).create([]);
-const T = { COPY_DST: 0x2, TEXTURE_BINDING: 0x4, RENDER_ATTACHMENT: 0x10 };
+const T = { COPY_DST: 0x2, TEXTURE_BINDING: 0x4, STORAGE_BINDING: 0x8, RENDER_ATTACHMENT: 0x10 };
 const B = { STORAGE: 0x80, COPY_DST: 0x8, COPY_SRC: 0x4 };
 
 async function mean(p, run) {
@@ -53,22 +53,31 @@ for (const name of demos) {
     const pixels = new Uint8Array(w * h * bpp);
     for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 2654435761) >>> 24;
     d.queue.writeTexture({ texture: source }, pixels, { bytesPerRow: w * bpp }, [w, h]);
-    const target = d.createTexture({ size: [w, h], format, usage: T.RENDER_ATTACHMENT | T.TEXTURE_BINDING });
+    // rgba8unorm is storable: packed by a compute kernel (r8unorm by a render pass).
+    const target = d.createTexture({ size: [w, h], format,
+      usage: T.RENDER_ATTACHMENT | T.TEXTURE_BINDING | (grey ? 0 : T.STORAGE_BINDING) });
     const shape = grey ? [w, h] : [w, h, 3];
     const bytes = Math.ceil((w * h * (grey ? 1 : 3)) / 4) * 4;
     const usage = B.STORAGE | B.COPY_DST | B.COPY_SRC;
     const inBuffer = d.createBuffer({ size: bytes, usage });
     const outBuffer = d.createBuffer({ size: bytes, usage });
     const scalars = SCALARS[name] ?? {};
-    const row = { demo: name, size: `${w}x${h}`, texturesMs: [], buffersMs: [] };
+    const row = { demo: name, size: `${w}x${h}`, texturesMs: [], buffersMs: [], textureInMs: [],
+      textureOutMs: [] };
     for (let r = 0; r < rounds; r++) {
       row.texturesMs.push(await mean(p, () => p.run({ input: source, ...scalars },
         { shape, data: target })));
       row.buffersMs.push(await mean(p, () => p.run({ input: { data: inBuffer, shape }, ...scalars },
         { shape, data: outBuffer })));
+      row.textureInMs.push(await mean(p, () => p.run({ input: source, ...scalars },
+        { shape, data: outBuffer })));
+      row.textureOutMs.push(await mean(p, () => p.run({ input: { data: inBuffer, shape }, ...scalars },
+        { shape, data: target })));
     }
     console.error(`${name} ${row.size}: textures ${row.texturesMs.map((t) => t.toFixed(3)).join(', ')} ms; `
-      + `GPUBuffers ${row.buffersMs.map((t) => t.toFixed(3)).join(', ')} ms`);
+      + `GPUBuffers ${row.buffersMs.map((t) => t.toFixed(3)).join(', ')} ms; texture in only `
+      + `${row.textureInMs.map((t) => t.toFixed(3)).join(', ')}, out only `
+      + `${row.textureOutMs.map((t) => t.toFixed(3)).join(', ')} ms`);
     results.push(row);
     source.destroy();
     target.destroy();

@@ -18,8 +18,11 @@ const grey = Uint8Array.from({ length: W * H }, (_, i) => (i * 53 + 3) % 256);
 const level = Float32Array.from({ length: W * H }, (_, i) => ((i * 29) % 97) / 96 - 0.1);
 
 function texture(format, bytes, bpp) {
+  // rgba8unorm and r32float are storable: as targets, packed by a compute kernel; bgra8unorm
+  // and r8unorm by a render pass.
+  const storable = ['rgba8unorm', 'r32float'].includes(format) ? U.STORAGE_BINDING : 0;
   const t = d.createTexture({ size: [W, H], format,
-    usage: U.TEXTURE_BINDING | U.COPY_DST | U.COPY_SRC | U.RENDER_ATTACHMENT });
+    usage: U.TEXTURE_BINDING | U.COPY_DST | U.COPY_SRC | U.RENDER_ATTACHMENT | storable });
   if (bytes) d.queue.writeTexture({ texture: t }, bytes, { bytesPerRow: W * bpp }, [W, H]);
   return t;
 }
