@@ -40,7 +40,8 @@ class RepeatedKernel:
         g.output[x, y] = hl.i32(g.input[x, y])
         g.output[x, y] = g.output[x, y] * 2 + r.x + g.offset
         if g.target().has_gpu_feature():
-            g.output.gpu_tile(x, y, xo, yo, xi, yi, 16, 4, hl.TailStrategy.GuardWithIf)
-            g.output.update().reorder(x, y, r.x).gpu_tile(x, y, xo, yo, xi, yi, 16, 4, hl.TailStrategy.GuardWithIf)
+            guard = hl.TailStrategy.GuardWithIf
+            g.output.gpu_tile(x, y, xo, yo, xi, yi, 16, 4, guard)
+            g.output.update().reorder(x, y, r.x).gpu_tile(x, y, xo, yo, xi, yi, 16, 4, guard)
         else:
             g.output.vectorize(x, 4)
