@@ -147,13 +147,23 @@ function codec(type) {
 }
 
 // Pixel and channel of element e in a layout (w = dims.x, h = dims.y, channels C).
+// (Divisions by a runtime value cost tens of instructions: a word's first element is located by
+// them, its next ones by stepping.)
 function coordinates(layout, channels) {
-  if (layout === 'grey') return 'let x = e % dims.x; let y = e / dims.x; let c = 0u;';
+  if (layout === 'grey') return 'var x = e % dims.x; var y = e / dims.x; var c = 0u;';
   if (layout === 'planar') {
-    return 'let n = dims.x * dims.y; let c = e / n; let p = e % n; '
-      + 'let x = p % dims.x; let y = p / dims.x;';
+    return 'let n = dims.x * dims.y; var c = e / n; let p = e % n; '
+      + 'var x = p % dims.x; var y = p / dims.x;';
   }
-  return `let c = e % ${channels}u; let p = e / ${channels}u; let x = p % dims.x; let y = p / dims.x;`;
+  return `var c = e % ${channels}u; let p = e / ${channels}u; var x = p % dims.x; var y = p / dims.x;`;
+}
+
+// The element after (x, y, c) in the layout.
+function step(layout, channels) {
+  if (layout === 'interleaved') {
+    return `c++; if (c == ${channels}u) { c = 0u; x++; if (x == dims.x) { x = 0u; y++; } }`;
+  }
+  return 'x++; if (x == dims.x) { x = 0u; y++; if (y == dims.y) { y = 0u; c++; } }';
 }
 
 // The unpack kernel: one invocation per 32-bit word of the input's buffer.
@@ -181,8 +191,7 @@ function unpackWgsl({ type, layout, channels, external, single }) {
 // dims: width, height, element count, invocations per row of the dispatch grid
 @group(0) @binding(2) var<uniform> dims: vec4<u32>;
 
-fn element(e: u32) -> u32 {
-  ${coordinates(layout, channels)}
+fn element(x: u32, y: u32, c: u32) -> u32 {
   let t = ${load};
   ${value}
   return ${codec(type).write};
@@ -193,9 +202,12 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let word = g.x + g.y * dims.w;
   let first = word * ${perWord}u;
   if (first >= dims.z) { return; }
+  let e = first;
+  ${coordinates(layout, channels)}
   var bits = 0u;
   for (var k = 0u; k < ${perWord}u; k++) {
-    if (first + k < dims.z) { bits |= element(first + k) << (k * ${bits}u); }
+    if (first + k < dims.z) { bits |= element(x, y, c) << (k * ${bits}u); }
+    ${step(layout, channels)}
   }
   dst[word] = bits;
 }
