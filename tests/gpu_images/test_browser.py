@@ -1,7 +1,7 @@
 """Image inputs and outputs in headless Chromium (WebGPU on SwiftShader): ImageBitmap,
-VideoFrame, HTMLCanvasElement, OffscreenCanvas and an HTMLVideoElement of Chromium's fake camera in, WebGPU canvases
-out, against the reference evaluator; an ImageBitmap on a CPU variant is a named error
-(tests/gpu_images/browser_kinds.html does the runs)."""
+VideoFrame, HTMLCanvasElement, OffscreenCanvas and an HTMLVideoElement of Chromium's fake camera
+in, WebGPU canvases out, against the reference evaluator; an ImageBitmap on a CPU variant is a
+named error (tests/gpu_images/browser_kinds.html does the runs)."""
 
 from __future__ import annotations
 

@@ -27,9 +27,10 @@ const shown: typeof context = out.planar_out.data;
 const level: Float32Array = out.level_out.data;
 export { shown, level };
 """
-_WRONG = "await p.run({ planar: bitmap, interleaved: frame, grey: canvas, level: bitmap }, " \
-         "{ planar_out: { shape: [w, h, 3], data: bitmap }, interleaved_out: { shape: [3, w, h] }, " \
-         "grey_out: { shape: [w, h] }, level_out: { shape: [w, h] } });\n"
+_WRONG = ("await p.run({ planar: bitmap, interleaved: frame, grey: canvas, level: bitmap }, "
+          "{ planar_out: { shape: [w, h, 3], data: bitmap }, "
+          "interleaved_out: { shape: [3, w, h] }, "
+          "grey_out: { shape: [w, h] }, level_out: { shape: [w, h] } });\n")
 
 
 def test_image_sources_and_targets_type_check(image_kinds_package, tmp_path):
