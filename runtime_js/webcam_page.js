@@ -66,8 +66,10 @@ async function choose(variant) {
   let context = null;
   if (gpu) {
     context = $('gpu-output').getContext('webgpu');
-    context.configure({ device: p.device, format: navigator.gpu.getPreferredCanvasFormat(),
-      alphaMode: 'opaque' });
+    // rgba8unorm with STORAGE_BINDING: the output is stored by a compute kernel, which on the
+    // H200 took a fifth of the render pass a bgra8unorm canvas needs (gpu_images.js).
+    context.configure({ device: p.device, format: 'rgba8unorm', alphaMode: 'opaque',
+      usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.STORAGE_BINDING });
   }
   state?.p.dispose();
   state = { p, variant: p.variant, context };
