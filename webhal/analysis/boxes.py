@@ -21,8 +21,10 @@ def _merge(boxes: dict[str, Box], name: str, box: Box) -> None:
 
 
 class _Collector:
-    def __init__(self, names: set[str] | None, reads: bool, writes: bool):
+    def __init__(self, names: set[str] | None, reads: bool, writes: bool,
+                 regions: dict[str, list[tuple[str, str]]] | None = None):
         self.names, self.reads, self.writes = names, reads, writes
+        self.regions = regions or {}
         self.boxes: dict[str, Box] = {}
         # the enclosing LetStmts, outermost first, with their values' offset forms
         self.lets: list[tuple[str, ir.Expr, tuple[ir.Expr | None, int]]] = []
@@ -103,6 +105,12 @@ class _Collector:
                     self.expr(lo, scope, cons)
                     self.expr(ext, scope, cons)
                 self.stmt(s.body, scope, cons)
+            case st.ProducerConsumer() if not s.is_producer and s.name in self.regions:
+                # what consumes it reads within its region, the lets named here
+                box = [Interval(bounds_of(ops.var(lo), scope, cons).min,
+                                bounds_of(ops.var(hi), scope, cons).max)
+                       for lo, hi in self.regions[s.name]]
+                _merge(self.boxes, s.name, box)
             case st.ProducerConsumer() | st.Allocate():
                 self.stmt(s.body, scope, cons)
             case st.Evaluate():
@@ -274,9 +282,11 @@ def boxes_provided(s: st.Stmt, names: set[str] | None = None, scope: Scope | Non
     return c.boxes
 
 
-def boxes_touched(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None
-                  ) -> dict[str, Box]:
-    """Where s reads or writes each named Func or buffer."""
-    c = _Collector(names, reads=True, writes=True)
+def boxes_touched(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None,
+                  regions: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, Box]:
+    """Where s reads or writes each named Func or buffer. `regions` gives Funcs whose consume
+    parts read only within their regions, by the names of the region lets (min, max) per
+    dimension: for those, the region stands for what the consume part reads, unvisited."""
+    c = _Collector(names, reads=True, writes=True, regions=regions)
     c.stmt(s, dict(scope or {}), {})
     return c.boxes

@@ -182,7 +182,7 @@ def _bounds(e: ir.Expr, scope: Scope, cons: Constraints) -> Interval:
 _SUBSTITUTE_NODES = 32
 
 
-def _small(e: ir.Expr) -> bool:
+def is_small(e: ir.Expr) -> bool:
     """Whether e has at most _SUBSTITUTE_NODES nodes (counted no further)."""
     stack, n = [e], 0
     while stack:
@@ -202,7 +202,7 @@ def named_bounds(name: str, iv: Interval) -> tuple[Interval, list[tuple[str, ir.
     bound: list[tuple[str, ir.Expr]] = []
 
     def named(e: ir.Expr | None, suffix: str) -> ir.Expr | None:
-        if e is None or _small(e):
+        if e is None or is_small(e):
             return e
         n = f"{name}.{suffix}"
         bound.append((n, e))

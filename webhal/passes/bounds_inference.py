@@ -13,7 +13,7 @@ stays linear in N. Each Realize is sized from inside those lets, by name as well
 from __future__ import annotations
 
 from webhal.analysis.boxes import Box, boxes_required, boxes_touched
-from webhal.analysis.intervals import Interval
+from webhal.analysis.intervals import Interval, is_small
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
@@ -143,9 +143,17 @@ def _size_realization(r: st.Realize, lets: list[tuple[str, ir.Expr]], body: st.S
     # alike, merge; where the union is that region, it is named again
     own = {n: v for n, v in lets if n.startswith(f"{fn.name}.") and
            n in {f(fn, a) for a in fn.pure_args for f in (region_min, region_max)}}
-    scope = {n: Interval.point(v) for n, v in own.items()}
+    # (where small: a large value, a pyramid's region, would be spelled out in every bound of
+    # the storage, and is not a tile's, whose extent folds to a constant)
+    scope = {n: Interval.point(v) for n, v in own.items() if is_small(v)}
     names = {v: ops.var(n) for n, v in own.items()}
-    box = boxes_touched(body, {r.name}, scope).get(r.name)
+    # Its consumers read within its region (that is how the region is made), so the region
+    # stands for the consume part, which for a Func computed at the root is all the rest of
+    # the pipeline: visited for each Func, quadratic, and the union of every read written out
+    # (unless bound() set the region, which the reads might exceed).
+    regions = None if fn.schedule.bounds else \
+        {fn.name: [(region_min(fn, a), region_max(fn, a)) for a in fn.pure_args]}
+    box = boxes_touched(body, {r.name}, scope, regions).get(r.name)
     if box is None:
         box = [Interval(ops.const(0), ops.const(0)) for _ in fn.pure_args]
     bounds = []
