@@ -93,8 +93,9 @@ def run(args: argparse.Namespace, console=None) -> int:
             except HalideError as e:
                 failed.append(demo.name)
                 console.print(f"[red]{demo.name} did not build:[/red] {e}", highlight=False)
+    live = _build_webcam_pages(pages, out_root, console)
     if getattr(args, "serve", False):
-        demo_page.write_gallery(out_root, demos, {})
+        demo_page.write_gallery(out_root, demos, {}, live=live)
         return _serve(out_root, getattr(args, "port", 8000), console)
     checks, firefox = {}, {}
     from webhal.runners.browser import shared_runner
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace, console=None) -> int:
         browsers.insert(0, f"Chromium {_version(find_chromium())} (WebGPU: "
                            f"{_webgpu_adapter(checks)})")
     gallery = demo_page.write_gallery(out_root, demos, checks, firefox=firefox,
-                                      browsers=browsers)
+                                      browsers=browsers, live=live)
     console.print(_summary(checks.values(), firefox))
     for browser, done_in in (("", checks), (" in Firefox", firefox)):
         for done in done_in.values():
@@ -143,6 +144,24 @@ def run(args: argparse.Namespace, console=None) -> int:
                   "(then open http://127.0.0.1:8000/)", highlight=False)
     ok = not failed and all(c.ok for c in (*checks.values(), *firefox.values()))
     return 0 if ok else 1
+
+
+def _build_webcam_pages(pages: dict, out_root: str, console) -> list[str]:
+    """The live-camera pages (webhal.webcam_page) of the built demos of WEBCAM_DEMOS; their
+    names. A camera needs a person in front of it: `webhal demo` builds and links them, and
+    tests/gpu_images/test_webcam.py checks one on Chromium's fake camera."""
+    from webhal import webcam_page
+
+    live = []
+    for name in webcam_page.WEBCAM_DEMOS:
+        if name not in pages:
+            continue
+        try:
+            webcam_page.build_page(name, out_root)
+            live.append(name)
+        except HalideError as e:
+            console.print(f"[red]{name}'s webcam page did not build:[/red] {e}", highlight=False)
+    return live
 
 
 def _firefox_runner(failed, console):

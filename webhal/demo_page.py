@@ -206,10 +206,11 @@ def _decoded(buffer: dict) -> np.ndarray:
 
 def write_gallery(out_root: str, demos: list[Demo], checks: dict[str, DemoCheck], *,
                   firefox: dict[str, DemoCheck] | None = None,
-                  browsers: list[str] | tuple[str, ...] = ()) -> str:
+                  browsers: list[str] | tuple[str, ...] = (),
+                  live: list[str] | tuple[str, ...] = ()) -> str:
     """dist/demos/index.html: a card per demo, with its screenshot and times when checked
     (`checks` in Chromium, `firefox` beside them); `browsers` names the browsers (and their
-    versions) the pages were checked in."""
+    versions) the pages were checked in; the demos of `live` link their webcam page."""
     cards = []
     for demo in demos:
         done = checks.get(demo.name)
@@ -223,7 +224,7 @@ def write_gallery(out_root: str, demos: list[Demo], checks: dict[str, DemoCheck]
                 for v in (done.variants if done else [])]
         cards.append({"name": demo.name, "title": demo.title, "description": demo.description,
                       "screenshot": bool(done and os.path.isfile(done.screenshot)),
-                      "rows": rows})
+                      "rows": rows, "live": demo.name in live})
     path = os.path.join(out_root, "index.html")
     with open(path, "w", encoding="utf-8") as f:
         f.write(environment().get_template("demo_gallery.html.j2").render(

@@ -16,6 +16,7 @@ from webhal.glue import package_data
 from webhal.glue.web_page import environment
 
 _SCRIPTS = ("webcam_page.js", "harness.js")
+WEBCAM_DEMOS = ("unsharp",)  # the demos `webhal demo` gives a live-camera page
 
 
 def build_page(name: str, out_root: str, *, targets=TARGETS, cache: str | None = "") -> str:

@@ -81,6 +81,9 @@ def test_the_gallery_links_every_demo(tmp_path):
     for demo in demos:
         assert f'href="{demo.name}/index.html"' in html and demo.title in html
     assert "Not checked in a browser yet" in html
+    assert "-webcam/" not in html  # no live-camera page was built
+    html = open(demo_page.write_gallery(str(tmp_path), demos, {}, live=["unsharp"])).read()
+    assert 'href="unsharp-webcam/index.html"' in html and "Live camera" in html
 
 
 def test_the_gallery_notes_the_browsers_and_both_times(tmp_path):
