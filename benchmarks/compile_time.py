@@ -23,12 +23,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {"host": "host", "wasm": "wasm-32-wasmrt-wasm_simd128"}
-PIPELINES = ["chain_8", "chain_12", "chain_16", "interpolate", "local_laplacian", "camera_pipe"]
+PIPELINES = ["chain_8", "chain_12", "chain_16", "strip_chain_8", "interpolate", "local_laplacian",
+             "camera_pipe"]
 
 
-def pyramid_chain(hl, n: int):
+def pyramid_chain(hl, n: int, per_strip: bool = False):
     """(output, arguments): n Funcs after the input, each the mean of the previous one at x / 2
-    and (x + 1) / 2, all computed at the root."""
+    and (x + 1) / 2, all computed at the root; or with `per_strip`, reading it at (x / 2,
+    y / 2) and ((x + 1) / 2, (y + 1) / 2), each computed per row of the output's strips of 32
+    rows (stored per strip), as Halide's interpolate and local Laplacian apps schedule their
+    finer levels."""
+    if per_strip:
+        return _strip_chain(hl, n)
     x, y = hl.Var("x"), hl.Var("y")
     inp = hl.ImageParam(hl.Float(32), 2, "input")
     prev = hl.Func("f0")
@@ -44,10 +50,30 @@ def pyramid_chain(hl, n: int):
     return funcs[-1], [inp]
 
 
+def _strip_chain(hl, n: int):
+    x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    prev = hl.Func("f0")
+    prev[x, y] = inp[x, y]
+    funcs = [prev]
+    for i in range(1, n + 1):
+        f = hl.Func(f"f{i}")
+        f[x, y] = (prev[x // 2, y // 2] + prev[(x + 1) // 2, (y + 1) // 2]) * 0.5
+        funcs.append(f)
+        prev = f
+    out = funcs[-1]
+    out.split(y, yo, yi, 32).parallel(yo)
+    for f in funcs[:-1]:
+        f.store_at(out, yo).compute_at(out, yi)
+    return out, [inp]
+
+
 def build(hl, name: str):
     """(output Func, arguments) of pipeline `name` built with module hl."""
     if name.startswith("chain_"):
         return pyramid_chain(hl, int(name.split("_")[1]))
+    if name.startswith("strip_chain_"):
+        return pyramid_chain(hl, int(name.split("_")[2]), per_strip=True)
     from benchmarks import apps
     built = {"interpolate": lambda: apps.build_interpolate(hl, 10),
              "local_laplacian": lambda: apps.build_local_laplacian(hl, 8),
