@@ -5,13 +5,14 @@ that indices stay Ramps (dense loads and stores). A loop whose body needs per-la
 
 from __future__ import annotations
 
+from webhal.analysis.linear import linear_form
 from webhal.errors import ScheduleError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.schedule import ForType
-from webhal.ir.visitor import rebuild
+from webhal.ir.visitor import rebuild, walk
 
 
 class _Scalar(Exception):
@@ -67,9 +68,10 @@ _FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Min: ops.minimum,
 
 
 class _Vectorizer:
-    def __init__(self, var: str, base: ir.Expr, lanes: int):
+    def __init__(self, var: str, base: ir.Expr, lanes: int, stride: int = 1):
         self.lanes = lanes
-        self.names: dict[str, ir.Expr] = {var: ir.Ramp(base, ops.const(1, base.type), lanes)}
+        self.names: dict[str, ir.Expr] = {var: ir.Ramp(base, ops.const(stride, base.type),
+                                                       lanes)}
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         match e:
@@ -190,8 +192,63 @@ def run(s, ctx=None):
             if lanes <= 1:
                 return st.For(n.name, n.min, n.extent, ForType.Serial, n.body)
             try:
-                return _Vectorizer(n.name, n.min, lanes).stmt(n.body)
+                out = _Vectorizer(n.name, n.min, lanes).stmt(n.body)
             except _Scalar:
                 return st.For(n.name, n.min, n.extent, ForType.Serial, n.body)
+            if lanes % 2 == 0 and _halves_gather(out):
+                return _even_and_odd(n, lanes) or out
+            return out
         return n
     return go(s)
+
+
+def _halves_gather(s: st.Stmt) -> bool:
+    """Whether s divides a dense ramp by 2 or takes it modulo 2 (x / 2, x % 2 of the loop
+    variable: a gather of each lane, a per-lane select)."""
+    return any(isinstance(n, ir.Div | ir.Mod) and isinstance(n.a, ir.Ramp) and
+               ops.is_const(n.a.stride, 1) and ops.is_const(n.b, 2) for n in walk(s))
+
+
+def _stores(s: st.Stmt) -> list[st.Stmt] | None:
+    """The stores of a store or a block of stores, else None."""
+    if isinstance(s, st.Store):
+        return [s]
+    if isinstance(s, st.Block) and all(isinstance(x, st.Store) for x in s.stmts):
+        return list(s.stmts)
+    return None
+
+
+def _even_and_odd(loop: st.For, lanes: int) -> st.Stmt | None:
+    """The loop's body vectorized twice at half width, over its even and its odd lanes, as
+    Halide deinterleaves: there x / 2 is dense (ramp(b, 2, n) / 2 = ramp(b / 2, 1, n)) and
+    x % 2 uniform, so a demosaic's select(x % 2 == 0, a[x / 2], b[x / 2]) reads whole vectors
+    instead of gathering lane by lane. Each store, for the even then the odd lanes, writes
+    stride 2 from bases b and b + 1, which codegen merges into one dense store. Statement by
+    statement the order is the vector loop's; only bodies of stores whose values read no
+    stored buffer (so lanes of one store do not see each other) are split; None otherwise."""
+    halves = []
+    for offset in (0, 1):
+        try:
+            body = _Vectorizer(loop.name, ops.add(loop.min, ops.const(offset, loop.min.type)),
+                               lanes // 2, 2).stmt(loop.body)
+        except _Scalar:
+            return None
+        stores = _stores(body)
+        if stores is None:
+            return None
+        halves.append(stores)
+    even, odd = halves
+    stored = {s.name for s in even}
+    pairs = []
+    for e, o in zip(even, odd, strict=True):
+        if not (isinstance(e.index, ir.Ramp) and ops.is_const(e.index.stride, 2) and
+                isinstance(o.index, ir.Ramp) and linear_form(ir.Sub(o.index.base,
+                                                                    e.index.base)) == ({}, 1)):
+            return None
+        if any(isinstance(n, ir.Load) and n.name in stored for n in walk(e.value)):
+            return None
+        # The odd base spelled as the even one plus 1, as codegen's merge of the two looks for.
+        base = ops.add(e.index.base, ops.const(1, e.index.base.type))
+        o = st.Store(o.name, o.value, ir.Ramp(base, o.index.stride, o.index.lanes))
+        pairs += [e, o]
+    return st.block(*pairs)
