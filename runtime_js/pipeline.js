@@ -4,7 +4,7 @@
 // pipeline usable for the next one.
 
 import { ERROR_CODE } from './abi.js';
-import { readProfile } from './profile.js';
+import { readProfile, withGpu } from './profile.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
 import {
   BUFFER_USAGE, SoftwareAdapterError, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
@@ -96,9 +96,12 @@ async function readAsset(meta, variant, key, opts, asText = false) {
 async function prepareGpu(meta, variant, opts, hardwareOnly = false) {
   const [wgsl, manifest] = await Promise.all([readAsset(meta, variant, 'wgsl', opts, true),
     readAsset(meta, variant, 'manifest', opts, true).then(JSON.parse)]);
-  const device = await requestDevice(opts, manifest.features, { hardwareOnly });
+  // A profiled variant times its kernels with timestamp queries where the adapter has them.
+  const profile = variant.features.includes('profile');
+  const device = await requestDevice(opts, manifest.features,
+    { hardwareOnly, optional: profile ? ['timestamp-query'] : [] });
   const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
-  return WebGPURuntime.create(device, wgsl, manifest, outputs);
+  return WebGPURuntime.create(device, wgsl, manifest, outputs, { profile });
 }
 
 // The adapter a GPU variant runs on, in a few words: "hardware adapter NVIDIA H200 (nvidia
@@ -469,10 +472,17 @@ class Pipeline {
    * totalMs, perRunMs, threads, sections: { funcs: [{ name, ms, percent }] } } over the runs
    * since create() or the last profile({ reset: true }). The wasm code's time per Func, on
    * performance.now()'s clock (coarsened by browsers that are not cross-origin isolated).
+   * On the webgpu variant also the sections "gpu kernels" (by timestamp queries where the
+   * device has 'timestamp-query', else by the wall clock; `kernelTiming` says which),
+   * "buffer copies to device" and "buffer copies to host", and the wait for the GPU after the
+   * wasm returns counts as overhead.
    */
   profile(opts = {}) {
     if (this._disposed) throw disposedError(`${this.meta.name}.profile`);
-    return readProfile(this._module, heap, Boolean(opts.reset));
+    const gpu = this._gpu?.profiler;
+    const report = withGpu(readProfile(this._module, heap, Boolean(opts.reset)), gpu);
+    if (opts.reset) gpu?.reset();
+    return report;
   }
 
   async _run(inputs, outputs) {

@@ -11,12 +11,18 @@
 // order after them; each dispatch's scalar arguments have their own slot of one uniform buffer,
 // written once per submission.
 //
+// A variant built with `profile` gets a GpuProfiler (profile.js): each dispatch is then its
+// own compute pass with timestamp writes (or, without 'timestamp-query', its own submission,
+// timed by the wall clock), and uploads and readbacks are waited for and timed. Unprofiled
+// variants keep one pass and one submission per run and wait for nothing.
+//
 // The wasm calls are synchronous and WebGPU's readback is not, so this runtime does not wait
 // inside a call: a pipeline's outputs written by kernels are read back after its entry function
 // returns (`finish`). `webhal build` builds GPU variants only of pipelines whose host code
 // reads nothing a kernel wrote before the end, so nothing else is ever waited for.
 
 import { ERROR_CODE } from './abi.js';
+import { GpuProfiler } from './profile.js';
 
 export class WebGPUError extends Error {}
 
@@ -94,9 +100,10 @@ export class SoftwareAdapterError extends Error {}
 /**
  * The device to run on: opts.device, else one from opts.gpu or navigator.gpu. With
  * `hardwareOnly`, a software or fallback adapter is refused (SoftwareAdapterError) before a
- * device is made on it.
+ * device is made on it. `optional` features are asked for where the adapter has them
+ * (a profiled variant's 'timestamp-query').
  */
-export async function requestDevice(opts, features, { hardwareOnly = false } = {}) {
+export async function requestDevice(opts, features, { hardwareOnly = false, optional = [] } = {}) {
   if (opts.device) {
     const missing = features.filter((f) => !opts.device.features.has(f));
     if (missing.length) throw new WebGPUError(`the device lacks the WebGPU feature ${missing[0]}`);
@@ -121,7 +128,9 @@ export async function requestDevice(opts, features, { hardwareOnly = false } = {
       + 'pipeline\'s kernels use');
   }
   const requiredLimits = Object.fromEntries(COMPUTE_LIMITS.map((l) => [l, adapter.limits[l]]));
-  const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
+  const requiredFeatures = [...features,
+    ...optional.filter((f) => adapter.features.has(f) && !features.includes(f))];
+  const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
   // dawn.node frees its instance when the GPU object is collected, under devices still in
   // use (a crash): the device keeps what it came from alive.
   keepAlive.set(device, [gpu, adapter]);
@@ -177,8 +186,9 @@ export function checkLimits(limits, kernel) {
 }
 
 export class WebGPURuntime {
-  /** Compile `wgsl` with its manifest on `device`; rejects with the WGSL lines at fault. */
-  static async create(device, wgsl, manifest, outputs) {
+  /** Compile `wgsl` with its manifest on `device`; rejects with the WGSL lines at fault.
+   * With `profile` (the variant was built with it), kernels and copies are timed. */
+  static async create(device, wgsl, manifest, outputs, { profile = false } = {}) {
     for (const k of manifest.kernels) {
       const why = checkLimits(device.limits, k);
       if (why) throw new WebGPUError(why);
@@ -203,10 +213,10 @@ export class WebGPURuntime {
     }));
     const pipelineError = await device.popErrorScope();
     if (pipelineError) throw new WebGPUError(`creating the compute pipelines failed: ${pipelineError.message}`);
-    return new WebGPURuntime(device, manifest, pipelines, outputs);
+    return new WebGPURuntime(device, manifest, pipelines, outputs, profile);
   }
 
-  constructor(device, manifest, pipelines, outputs) {
+  constructor(device, manifest, pipelines, outputs, profile = false) {
     this.device = device;
     this.manifest = manifest;
     this.pipelines = pipelines;
@@ -237,6 +247,7 @@ export class WebGPURuntime {
     this.heap = null;           // () => the wasm memory's current Uint8Array
     this.lost = null;
     this.userDevice = userDevices.has(device);
+    this.profiler = profile ? new GpuProfiler(device) : null;
     device.lost?.then((info) => { this.lost = info.message || info.reason || 'lost'; });
   }
 
@@ -256,6 +267,7 @@ export class WebGPURuntime {
     this.pass = null;
     this.slots = 0;
     this.pending = [];
+    this.profiler?.startRun();
   }
 
   buffer(id, host, nbytes, hostCurrent) {
@@ -290,7 +302,7 @@ export class WebGPURuntime {
       // Only kernels touch this argument, so the wasm never reads its host memory.
       const bytes = new Uint8Array(array.buffer, array.byteOffset, nbytes);
       if (this.outputs.has(name)) b.into = bytes;
-      else this._upload(b.gpu, bytes);
+      else this._upload(b.gpu, bytes, name);
     });
   }
 
@@ -349,7 +361,7 @@ export class WebGPURuntime {
           // Host code wrote it: the queue must see this write after what was recorded so far.
           this._flush();
           const heap = this.heap();
-          this._upload(b.gpu, heap.subarray(b.host, b.host + b.hostBytes));
+          this._upload(b.gpu, heap.subarray(b.host, b.host + b.hostBytes), this.byId.get(id).name);
           b.hostNewer = false;
         }
       }
@@ -360,7 +372,9 @@ export class WebGPURuntime {
         this.argBytes.set(this.heap().subarray(argsAt, argsAt + nbytes), slot * this.slotBytes);
       }
       const group = this._bindGroup(kernel, k, ids, slot);
-      if (!this.pass) {
+      if (this.profiler) {
+        this._profiledPass(k.name);
+      } else if (!this.pass) {
         this.encoder = this.device.createCommandEncoder();
         this.pass = this.encoder.beginComputePass();
       }
@@ -371,19 +385,34 @@ export class WebGPURuntime {
         const b = this.buffers.get(id);
         if (!this.byId.get(id).read_only && !b.user) b.deviceNewer = true;
       }
+      // Without timestamps, a kernel's time is its submission's.
+      if (this.profiler && !this.profiler.timestamps) this._flush();
     });
   }
 
   /** After the entry returns: submit what the run recorded, and read the outputs kernels
    * wrote back (into the caller's arrays, or into wasm memory). */
   async finish() {
+    const start = this.profiler && performance.now();
     const pending = this.pending;
     this.pending = [];
     if (pending.length) await this._readBack(pending);
     else this._flush();
+    if (this.profiler) {
+      await this.profiler.settle();
+      this.profiler.endRun(performance.now() - start);
+    }
   }
 
   // -- helpers -------------------------------------------------------------------------------
+
+  // Profiled: each dispatch in a compute pass of its own, whose timestamps say its time.
+  _profiledPass(name) {
+    if (this.profiler.full()) this._flush();
+    this.pass?.end();
+    this.encoder ??= this.device.createCommandEncoder();
+    this.pass = this.encoder.beginComputePass(this.profiler.pass(name));
+  }
 
   // The bind group of a kernel's buffers (and its args slot): one per argument set, reused
   // by every run that binds the same GPUBuffers.
@@ -426,6 +455,8 @@ export class WebGPURuntime {
     const encoder = this.encoder ?? this.device.createCommandEncoder();
     this.pass?.end();
     for (const [from, to, size] of copies) encoder.copyBufferToBuffer(from, 0, to, 0, size);
+    this.profiler?.resolve(encoder);
+    const start = this.profiler && performance.now();
     // Runs with the same scalars (the usual loop) find them on the GPU already.
     const used = this.slots * this.slotBytes;
     if (used && !(this.argsOnGpu && sameBytes(this.argBytes, this.argsOnGpu, used))) {
@@ -434,14 +465,17 @@ export class WebGPURuntime {
       this.argsOnGpu.set(this.argBytes.subarray(0, used));
     }
     this.device.queue.submit([encoder.finish()]);
+    this.profiler?.submitted(start);
     this.encoder = null;
     this.pass = null;
     this.slots = 0;
   }
 
-  // Write `bytes` (a Uint8Array) to the start of `gpu`. writeBuffer takes whole 4-byte words:
-  // a last partial word goes through a 4-byte copy. Dawn copies the data before returning.
-  _upload(gpu, bytes) {
+  // Write `bytes` (a Uint8Array, buffer `name`'s) to the start of `gpu`. writeBuffer takes
+  // whole 4-byte words: a last partial word goes through a 4-byte copy. Dawn copies the data
+  // before returning.
+  _upload(gpu, bytes, name) {
+    const start = this.profiler && performance.now();
     const whole = bytes.length & ~3;
     if (whole) {
       // A view of shared memory (a threads variant's heap) is copied first.
@@ -453,6 +487,7 @@ export class WebGPURuntime {
       tail.set(bytes.subarray(whole));
       this.device.queue.writeBuffer(gpu, whole, tail);
     }
+    if (this.profiler) this.profiler.uploaded(name, performance.now() - start);
   }
 
   // The MAP_READ buffer that buffer `id`'s results come back through, kept across runs.
@@ -468,20 +503,35 @@ export class WebGPURuntime {
 
   // Copy device buffers into the caller's arrays or their host memory in the wasm heap,
   // through their staging buffers, the copies submitted with the run's dispatches.
+  // Profiled, the kernels are waited for first, so that the readback's time is its own.
   async _readBack(pending) {
+    if (this.profiler) {
+      this._flush();
+      await this.profiler.settle();
+    }
     const staging = pending.map(([id, b]) => this._stagingFor(id, b.nbytes));
+    const start = this.profiler && performance.now();
     this._flush(pending.map(([, b], i) => [b.gpu, staging[i], b.nbytes]));
+    const mapped = staging.map((s) => s.mapAsync(MAP_READ));
+    // (a failed mapAsync is reported by the await below)
+    const at = this.profiler && mapped.map((m) => m.then(() => performance.now(), () => 0));
     try {
-      await Promise.all(staging.map((s) => s.mapAsync(MAP_READ)));
+      await Promise.all(mapped);
     } catch (e) {
       for (const s of staging) if (s.mapState === 'mapped') s.unmap();
       throw new WebGPUError(`reading results back from the GPU failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
     }
-    pending.forEach(([, b], i) => {
-      const mapped = new Uint8Array(staging[i].getMappedRange(0, b.nbytes), 0, b.hostBytes);
-      if (b.into) b.into.set(mapped);
-      else this.heap().set(mapped, b.host);
+    const times = at && await Promise.all(at);
+    pending.forEach(([id, b], i) => {
+      const copyStart = at && performance.now();
+      const bytes = new Uint8Array(staging[i].getMappedRange(0, b.nbytes), 0, b.hostBytes);
+      if (b.into) b.into.set(bytes);
+      else this.heap().set(bytes, b.host);
       staging[i].unmap();
+      if (at) {
+        this.profiler.readBack(this.byId.get(id).name,
+          times[i] - start + performance.now() - copyStart);
+      }
     });
   }
 
@@ -495,6 +545,7 @@ export class WebGPURuntime {
     for (const s of this.staging.values()) s.destroy();
     this.argsBuffer?.destroy();
     this.argsBuffer = null;
+    this.profiler?.destroy();
     this.buffers.clear();
     this.staging.clear();
     this.bindGroups.clear();

@@ -325,7 +325,7 @@ def _write_package(staging: str, package: str, version: str, generator: str, par
     outputs = [_described(a, a["name"] in device) for a in arguments if a["output"]]
     variant_data = [{"name": v.name, "target": str(v.target), "js": v.js, "wasm": v.wasm,
                      "features": sorted(f for f in ("wasm_simd128", "wasm_threads",
-                                                    "wasm_mvponly", "webgpu")
+                                                    "wasm_mvponly", "webgpu", "profile")
                                         if v.target.has_feature(f)),
                      "suspend": v.suspend, "device_arguments": v.device_arguments}
                     for v in variants]

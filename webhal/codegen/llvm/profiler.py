@@ -149,6 +149,10 @@ def build(m: ll.Module, target) -> None:
         with b.if_then(b.icmp_signed("<", n, ll.Constant(I32, P))):
             b.store(name, b.gep(names, [zero32, n]))
             b.store(fl, b.gep(funcs, [zero32, n]))
+            # A slot used before halide_profiler_reset keeps its old stats: start them over.
+            for g in (runs, total, ploops, tasks, taskns, parns):
+                b.store(zero64, b.gep(g, [zero32, n]))
+            _loop(b, ll.Constant(I32, F), lambda i: b.store(zero64, b.gep(ns, [zero32, n, i])))
             k = b.alloca(I32)  # Funcs: commas + 1, or none for an empty list
             b.store(zero32, k)
             pos = b.alloca(I32)
