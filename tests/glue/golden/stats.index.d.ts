@@ -78,6 +78,8 @@ export interface Pipeline {
    * with `profile`; null otherwise. `reset` forgets what was measured after reading it. */
   profile(opts?: { reset?: boolean }): { text: string; pipelines: Array<{ name: string;
     runs: number; totalMs: number; perRunMs: number; threads: number;
+    /** On the webgpu variant: how kernels were timed ("timestamp-query" or the wall clock). */
+    kernelTiming?: string;
     sections: Record<string, Array<{ name: string; ms: number; percent: number }>> }> } | null;
   /** Release the workers, the wasm memory, the GPU buffers and the device create() asked for;
    * a run already started finishes first, a later one rejects with a PipelineDisposedError.
