@@ -88,6 +88,7 @@ export class GpuProfiler {
     this.capacity = 0;          // queries in querySet
     this.readBuffers = [];      // MAP_READ buffers, one per submission of a run, reused
     this.lastDone = -Infinity;  // when the last queue event waited for completed
+    this.grow = false;          // a submission filled the query set: the next gets a larger one
     this.reset();
     this.startRun();
   }
@@ -117,7 +118,8 @@ export class GpuProfiler {
   pass(name) {
     this.batch.push(name);
     if (!this.timestamps) return undefined;
-    if (2 * this.batch.length > this.capacity) this._grow(2 * this.batch.length);
+    if (this.batch.length === 1 && this.grow) this._grow(2 * this.capacity);
+    else if (2 * this.batch.length > this.capacity) this._grow(2 * this.batch.length);
     const i = 2 * (this.batch.length - 1);
     return { timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: i,
       endOfPassWriteIndex: i + 1 } };
@@ -127,6 +129,7 @@ export class GpuProfiler {
   resolve(encoder) {
     if (!this.timestamps || !this.batch.length) return;
     const bytes = 16 * this.batch.length;
+    this.grow = bytes >= 8 * this.capacity && this.capacity < MAX_QUERIES;
     const n = this.run.batches.length;
     let read = this.readBuffers[n];
     if (!read || read.size < bytes) {
@@ -200,8 +203,10 @@ export class GpuProfiler {
     this.readBuffers = [];
   }
 
-  // A query set of at least `queries` (called with no pass recorded on the old one).
+  // A query set of at least `queries` (called with no pass recorded on the old one; work
+  // submitted with the old one keeps it until it completes).
   _grow(queries) {
+    this.grow = false;
     let capacity = Math.max(32, this.capacity);
     while (capacity < queries) capacity *= 2;
     capacity = Math.min(capacity, MAX_QUERIES);
