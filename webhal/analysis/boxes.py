@@ -33,6 +33,8 @@ class _Collector:
         return self.names is None or name in self.names
 
     def expr(self, e: ir.Expr, scope: Scope, cons: Constraints) -> None:
+        if self.names is not None and self.names.isdisjoint(_expr_mentioned(e)):
+            return  # no wanted Func or buffer is read in e (its selects need no refining)
         match e:
             case ir.Call() if e.call_type in (ir.CallType.HALIDE, ir.CallType.IMAGE):
                 for a in e.args:
@@ -152,6 +154,23 @@ def _mentioned(s: st.Stmt) -> frozenset:
     return found
 
 
+_EXPR_MENTIONED: dict[int, tuple[ir.Expr, frozenset]] = {}
+
+
+def _expr_mentioned(e: ir.Expr) -> frozenset:
+    """The Funcs and buffers that e reads (Calls and Loads), memoized per node."""
+    hit = _EXPR_MENTIONED.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    names = frozenset().union(*(_expr_mentioned(c) for c in children(e)))
+    if isinstance(e, ir.Call | ir.Load):
+        names |= {e.name}
+    if len(_EXPR_MENTIONED) > 500_000:
+        _EXPR_MENTIONED.clear()
+    _EXPR_MENTIONED[id(e)] = (e, names)
+    return names
+
+
 def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
                           cons: Constraints) -> Constraints:
     """Facts about `name - other` for enclosing lets whose values differ by a constant (a
@@ -175,11 +194,27 @@ def _with_let_differences(name: str, value: ir.Expr, lets, scope: Scope,
             continue
         for a, b, a_value, b_value in ((mine, theirs, value, other_value),
                                        (theirs, mine, other_value, value)):
-            diff = _difference(a_value, b_value)
+            diff = _memo_difference(a_value, b_value)
             if diff is not None:
                 found[ir.Sub(a, b)] = Interval.point(diff) if ops.as_const(diff) is not None \
                     else bounds_of(diff, scope, cons)
     return {**cons, **found} if found else cons
+
+
+# (id(value), id(other)) -> (value, other, their difference): every search for a region or a
+# storage size walks the same lets at the top of the pipeline, each against all before it.
+_DIFFERENCES: dict[tuple[int, int], tuple[ir.Expr, ir.Expr, ir.Expr | None]] = {}
+
+
+def _memo_difference(value: ir.Expr, other: ir.Expr) -> ir.Expr | None:
+    hit = _DIFFERENCES.get((id(value), id(other)))
+    if hit is not None and hit[0] is value and hit[1] is other:
+        return hit[2]
+    diff = _difference(value, other)
+    if len(_DIFFERENCES) > 200_000:
+        _DIFFERENCES.clear()
+    _DIFFERENCES[(id(value), id(other))] = (value, other, diff)
+    return diff
 
 
 def _composite(e: ir.Expr | None) -> bool:
