@@ -57,6 +57,23 @@ _SLOW_LIST = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
 _MATRICES = ("tests/correctness/", "tests/gpu/")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under `--dist loadscope` (`make test`, `make fast`) a test file goes to one worker, so its
+    module fixtures are made once, except in the matrices of tests/correctness and tests/gpu,
+    whose cases share nothing costly and are spread one by one: tests/gpu/test_gpu_schedules.py
+    alone has over 600 compiled cases."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class MatricesSpread(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.startswith(_MATRICES) else super()._split_scope(nodeid)
+
+    return MatricesSpread(config, log)
+
+
 def _measured_slow() -> set[str]:
     with open(_SLOW_LIST, encoding="utf-8") as f:
         return {line.split(None, 1)[1].strip() for line in f
