@@ -38,8 +38,8 @@ lint: setup
 
 # Tests run in $(JOBS) pytest-xdist workers (one per core; JOBS=0: one process), a test file at a
 # time per worker (loadscope): a file's module fixtures (a built package, a browser, the demos'
-# reference outputs) are made once. (loadgroup would group finer, but xdist 3.8 cannot tag
-# pytest 9.2's node ids, so its groups are ignored.)
+# reference outputs) are made once; the correctness and GPU matrices go test by test
+# (tests/conftest.py). Not loadgroup: xdist 3.8 cannot tag pytest 9.2's node ids with groups.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST := $(VENV)/bin/pytest -n $(JOBS) --dist loadscope
 
