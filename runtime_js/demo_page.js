@@ -8,6 +8,10 @@ import { timeBatches, toBase64 } from './harness.js';
 import { drawProfile } from './pkg/runtime/profile.js';
 
 const settings = JSON.parse(document.getElementById('settings').textContent);
+// ?samples=N times N batches a variant instead of the page's default (tests check outputs and
+// need few).
+const query = new URLSearchParams(location.search);
+if (Number(query.get('samples')) >= 1) settings.samples = Math.floor(Number(query.get('samples')));
 // The autoscheduled package (pkg-auto/ beside pkg/, unless the page says why not): its variants
 // are "auto-NAME" in the picker, the table and the check.
 const auto = settings.auto ? await import('./pkg-auto/index.js') : null;
@@ -178,7 +182,7 @@ async function check() {
 controls();
 const response = await fetch(settings.image);
 await setImage(await response.blob());
-if (new URLSearchParams(location.search).has('check')) {
+if (query.has('check')) {
   window.webhalResult = await check().catch((e) => ({ error: String(e && e.stack || e) }));
 } else {
   await automatic();

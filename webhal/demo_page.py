@@ -164,14 +164,16 @@ _subjects: dict[tuple, object] = {}
 
 
 def check(demo: Demo, page: str, out_root: str, runner, *,
-          screenshot_name: str = "screenshot.png") -> DemoCheck:
+          screenshot_name: str = "screenshot.png", samples: int | None = None) -> DemoCheck:
     """Open the page headless with ?check in `runner`'s browser (webhal.runners.browser's or
     .firefox's): every variant on the photo, each output compared with the reference evaluator
-    on the pixels the page decoded; saves `screenshot_name` in the page's folder."""
+    on the pixels the page decoded; saves `screenshot_name` in the page's folder. `samples`
+    times that many batches a variant instead of the page's 7."""
     from webhal.testing.harness import Subject
 
     screenshot = os.path.join(page, screenshot_name)
-    result, _ = runner.run_page(runner.mount(out_root) + f"/{demo.name}/index.html?check",
+    query = "check" + (f"&samples={samples}" if samples else "")
+    result, _ = runner.run_page(runner.mount(out_root) + f"/{demo.name}/index.html?{query}",
                                 screenshot=screenshot, timeout_s=600)
     done = DemoCheck(demo, page, screenshot)
     image = _decoded(result["input"])

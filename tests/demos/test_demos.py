@@ -12,6 +12,7 @@ import pytest
 from webhal import demo_page
 from webhal.glue import package_data
 
+SAMPLES = 2  # timed batches a variant: the tests check outputs; `webhal demo` times 7
 VARIANTS = ["webgpu", "threads", "simd", "scalar"]
 # The autoscheduled variants beside them (pkg-auto/), unless the demo's page says why not.
 AUTO_VARIANTS = ["auto-webgpu", "auto-threads", "auto-simd"]
@@ -34,7 +35,7 @@ def test_every_variant_matches_the_reference_in_chromium(name, out_root, emscrip
 
     demo = demo_page.load(name)
     page = demo_page.build_page(demo, str(out_root))
-    done = demo_page.check(demo, page, str(out_root), shared_runner())
+    done = demo_page.check(demo, page, str(out_root), shared_runner(), samples=SAMPLES)
     assert [v.variant for v in done.variants] == variants_of(name)
     for v in done.variants:
         assert v.ok, f"{name} {v.variant}: {v.message}"
@@ -61,7 +62,7 @@ def test_every_variant_matches_the_reference_in_firefox(name, out_root, emscript
     demo = demo_page.load(name)
     page = demo_page.build_page(demo, str(out_root))  # the build cache has its variants
     done = demo_page.check(demo, page, str(out_root), shared_firefox_runner(),
-                           screenshot_name="screenshot-firefox.png")
+                           screenshot_name="screenshot-firefox.png", samples=SAMPLES)
     assert [v.variant for v in done.variants] == variants_of(name)
     for v in done.variants:
         assert v.ok, f"{name} {v.variant} in Firefox: {v.message}"
