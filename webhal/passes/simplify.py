@@ -99,6 +99,8 @@ def _simplify_expr(e: ir.Expr) -> ir.Expr:
         return simplify_expr(substitute(e.body, {e.name: e.value}))
     if t is ir.Let and not _uses(e.body, e.name):
         return e.body
+    if t is ir.Let and isinstance(e.body, ir.Variable) and e.body.name == e.name:
+        return e.value  # `let v = x in v`, as bounds analysis names a let's bound
     return e
 
 
