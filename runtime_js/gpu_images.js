@@ -25,6 +25,10 @@ const TEXTURE = Object.freeze({ COPY_SRC: 0x1, COPY_DST: 0x2, TEXTURE_BINDING: 0
 // Formats every WebGPU device stores to from a compute kernel (bgra8unorm and r8unorm need
 // features or are not storable): a target of these with STORAGE_BINDING is packed by a kernel.
 const STORABLE = new Set(['rgba8unorm', 'rgba16float', 'rgba32float', 'r32float']);
+// 8-bit formats a kernel can write as bytes into a buffer of 256-byte rows, which
+// copyBufferToTexture then moves into a target with COPY_DST (r8unorm is storable nowhere in
+// core WebGPU, bgra8unorm only with 'bgra8unorm-storage'): bytes per pixel, by format.
+const BYTE_FORMATS = Object.freeze({ r8unorm: 1, rgba8unorm: 4, bgra8unorm: 4 });
 const BUFFER = Object.freeze({ COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 });
 const STAGE = Object.freeze({ FRAGMENT: 0x2, COMPUTE: 0x4 });
 
@@ -218,7 +222,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 // texture (`storage`, its format), else a triangle over it, each fragment reading its pixel's
 // elements. (On the H200 the render pass took 3.1 ms at 4096x4096x3 where the pipeline took
 // 0.57: the compute store is the fast path.)
-function packWgsl({ type, layout, channels, storage }) {
+function packWgsl({ type, layout, channels, storage, bytes, format }) {
   const channel = (c) => {
     const e = layout === 'grey' ? 'y * dims.x + x'
       : layout === 'planar' ? `${c}u * dims.x * dims.y + y * dims.x + x`
@@ -238,6 +242,24 @@ fn pixel(x: u32, y: u32) -> vec4<f32> {
   ${rgba}
 }
 `;
+  if (bytes) {
+    // One invocation per 32-bit word of a 256-byte-aligned row (dims.w words a row): 4 pixels
+    // of r8unorm, one of rgba8unorm/bgra8unorm, packed as the texture holds them.
+    const word = bytes === 1
+      ? 'var bits = 0u; for (var k = 0u; k < 4u; k++) { let x = g.x * 4u + k; '
+        + 'if (x < dims.x) { bits |= u32(round(clamp(pixel(x, g.y).r, 0.0, 1.0) * 255.0)) << (k * 8u); } }'
+      : `let v = pixel(g.x, g.y); let bits = pack4x8unorm(${format === 'bgra8unorm' ? 'v.bgra' : 'v'});`;
+    return `${common}
+@group(0) @binding(2) var<storage, read_write> rows: array<u32>;
+
+@compute @workgroup_size(64)
+fn pack(@builtin(global_invocation_id) g: vec3<u32>) {
+  if (g.x * ${4 / bytes}u >= dims.x || g.y >= dims.y) { return; }
+  ${word}
+  rows[g.y * dims.w + g.x] = bits;
+}
+`;
+  }
   if (storage) {
     return `${common}
 @group(0) @binding(2) var dst: texture_storage_2d<${storage}, write>;
@@ -399,6 +421,7 @@ export class GpuImages {
       b.buffer.destroy();
       b.dims.destroy();
       b.texture?.destroy();
+      b.rows?.destroy();
     }
     this.buffers.clear();
     this.pipelines.clear();
@@ -433,6 +456,7 @@ export class GpuImages {
         slot.buffer.destroy();
         slot.dims.destroy();
         slot.texture?.destroy();
+        slot.rows?.destroy();
       }
       slot = {
         buffer: this.device.createBuffer({ size, label: `webhal image ${name}`,
@@ -514,7 +538,11 @@ export class GpuImages {
       const groups = Math.ceil(words / 64);
       const gx = Math.min(groups, 32768);
       const gy = Math.ceil(groups / gx);
-      device.queue.writeBuffer(slot.dims, 0, new Uint32Array([w, h, count, gx * 64]));
+      const dims = [w, h, count, gx * 64];
+      if (!slot.dimsSet || dims.some((v, i) => v !== slot.dimsSet[i])) {
+        device.queue.writeBuffer(slot.dims, 0, new Uint32Array(dims));
+        slot.dimsSet = dims;
+      }
       const spec = { type: arg.type, layout, channels, external, single };
       const pipeline = this._pipeline(`unpack ${JSON.stringify(spec)}`, () => {
         const module = device.createShaderModule({ code: unpackWgsl(spec), label: 'webhal unpack' });
@@ -635,17 +663,34 @@ export class GpuImages {
       }
       const { width: w, height: h, format } = texture;
       const { layout, channels } = layoutOf(where, arg, shape, w, h, `the target of output ${arg.name}`);
-      const storage = texture.usage & TEXTURE.STORAGE_BINDING && STORABLE.has(format) ? format : null;
-      if (!storage && !(texture.usage & TEXTURE.RENDER_ATTACHMENT)) {
+      // The fast paths, both a compute kernel: a store into a storage texture, else bytes
+      // into 256-byte rows copied into the target (COPY_DST); else a render pass (on the H200
+      // 3.1 ms at 4096x4096 where the kernels take 0.3).
+      const storable = STORABLE.has(format)
+        || (format === 'bgra8unorm' && device.features?.has('bgra8unorm-storage'));
+      const storage = texture.usage & TEXTURE.STORAGE_BINDING && storable ? format : null;
+      const bytes = !storage && texture.usage & TEXTURE.COPY_DST ? BYTE_FORMATS[format] ?? 0 : 0;
+      if (!storage && !bytes && !(texture.usage & TEXTURE.RENDER_ATTACHMENT)) {
         throw new ImageKindError(`${where}: the ${context ? 'canvas' : 'GPUTexture'} of output `
           + `${arg.name} needs the usage RENDER_ATTACHMENT, or STORAGE_BINDING with a format of `
-          + `${[...STORABLE].join(', ')} (packed by a compute kernel, the faster)`);
+          + `${[...STORABLE].join(', ')}, or COPY_DST with one of `
+          + `${Object.keys(BYTE_FORMATS).join(', ')} (these two packed by a compute kernel, the faster)`);
       }
-      device.queue.writeBuffer(slot.dims, 0, new Uint32Array([w, h, count, 0]));
-      const key = { type: arg.type, layout, channels, storage, format };
+      const rowBytes = Math.ceil((w * bytes) / 256) * 256;
+      if (bytes && slot.rows?.size !== rowBytes * h) {
+        slot.rows?.destroy();
+        slot.rows = device.createBuffer({ size: rowBytes * h, label: `webhal image ${arg.name} rows`,
+          usage: BUFFER.STORAGE | BUFFER.COPY_SRC });
+      }
+      const dims = [w, h, count, rowBytes / 4];
+      if (!slot.dimsSet || dims.some((v, i) => v !== slot.dimsSet[i])) {
+        device.queue.writeBuffer(slot.dims, 0, new Uint32Array(dims));
+        slot.dimsSet = dims;
+      }
+      const key = { type: arg.type, layout, channels, storage, format, bytes };
       const pipeline = this._pipeline(`pack ${JSON.stringify(key)}`, () => {
         const module = device.createShaderModule({ code: packWgsl(key), label: 'webhal pack' });
-        if (storage) return device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'pack' } });
+        if (storage || bytes) return device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'pack' } });
         return device.createRenderPipeline({ layout: 'auto',
           vertex: { module, entryPoint: 'vertex' },
           fragment: { module, entryPoint: 'fragment', targets: [{ format }] },
@@ -654,9 +699,18 @@ export class GpuImages {
       const entries = [{ binding: 0, resource: { buffer: slot.buffer } },
         { binding: 1, resource: { buffer: slot.dims } }];
       if (storage) entries.push({ binding: 2, resource: texture.createView() });
+      if (bytes) entries.push({ binding: 2, resource: { buffer: slot.rows } });
       const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
       const encoder = device.createCommandEncoder({ label: 'webhal image outputs' });
-      if (storage) {
+      if (bytes) {
+        const pass = encoder.beginComputePass();
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, group);
+        pass.dispatchWorkgroups(Math.ceil(w * bytes / 4 / 64), h);
+        pass.end();
+        encoder.copyBufferToTexture({ buffer: slot.rows, bytesPerRow: rowBytes, rowsPerImage: h },
+          { texture }, [w, h]);
+      } else if (storage) {
         const pass = encoder.beginComputePass();
         pass.setPipeline(pipeline);
         pass.setBindGroup(0, group);

@@ -96,10 +96,11 @@ async function readAsset(meta, variant, key, opts, asText = false) {
 async function prepareGpu(meta, variant, opts, hardwareOnly = false) {
   const [wgsl, manifest] = await Promise.all([readAsset(meta, variant, 'wgsl', opts, true),
     readAsset(meta, variant, 'manifest', opts, true).then(JSON.parse)]);
-  // A profiled variant times its kernels with timestamp queries where the adapter has them.
+  // A profiled variant times its kernels with timestamp queries where the adapter has them;
+  // 'bgra8unorm-storage' lets gpu_images.js pack outputs into bgra8unorm canvases by a kernel.
   const profile = variant.features.includes('profile');
   const device = await requestDevice(opts, manifest.features,
-    { hardwareOnly, optional: profile ? ['timestamp-query'] : [] });
+    { hardwareOnly, optional: [...(profile ? ['timestamp-query'] : []), 'bgra8unorm-storage'] });
   const outputs = meta.arguments.filter((a) => a.output).map((a) => a.name);
   return WebGPURuntime.create(device, wgsl, manifest, outputs, { profile });
 }

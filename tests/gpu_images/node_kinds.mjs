@@ -19,7 +19,7 @@ const level = Float32Array.from({ length: W * H }, (_, i) => ((i * 29) % 97) / 9
 
 function texture(format, bytes, bpp) {
   // rgba8unorm and r32float are storable: as targets, packed by a compute kernel; bgra8unorm
-  // and r8unorm by a render pass.
+  // and r8unorm (COPY_DST) by a kernel writing bytes that are copied in (run 1b: a render pass).
   const storable = ['rgba8unorm', 'r32float'].includes(format) ? U.STORAGE_BINDING : 0;
   const t = d.createTexture({ size: [W, H], format,
     usage: U.TEXTURE_BINDING | U.COPY_DST | U.COPY_SRC | U.RENDER_ATTACHMENT | storable });
@@ -57,6 +57,20 @@ for (let i = 0; i < bgra.length; i += 4) [bgra[i], bgra[i + 2]] = [bgra[i + 2], 
 const run1 = { planar_out: list(await read(outs.planar_out, 4)), interleaved_out: list(bgra),
   grey_out: list(await read(outs.grey_out, 1)), level_out: floats(await read(outs.level_out, 4)),
   returned: Object.fromEntries(Object.entries(got1).map(([k, v]) => [k, v.data === outs[k]])) };
+
+// Run 1b: the same, bgra8unorm and r8unorm targets without COPY_DST (a render pass packs them).
+const drawn = (format) => d.createTexture({ size: [W, H], format, usage: U.RENDER_ATTACHMENT | U.COPY_SRC });
+const outs1b = { interleaved_out: drawn('bgra8unorm'), grey_out: drawn('r8unorm') };
+await p.run({
+  planar: texture('rgba8unorm', rgba, 4),
+  interleaved: { data: { data: new Uint8ClampedArray(other), width: W, height: H }, shape: [3, W, H] },
+  grey: texture('r8unorm', grey, 1),
+  level: texture('r32float', new Uint8Array(level.buffer), 4),
+}, { planar_out: { shape: [W, H, 3] }, interleaved_out: { shape: [3, W, H], data: outs1b.interleaved_out },
+  grey_out: { shape: [W, H], data: outs1b.grey_out }, level_out: { shape: [W, H] } });
+const bgra1b = await read(outs1b.interleaved_out, 4);
+for (let i = 0; i < bgra1b.length; i += 4) [bgra1b[i], bgra1b[i + 2]] = [bgra1b[i + 2], bgra1b[i]];
+const run1b = { interleaved_out: list(bgra1b), grey_out: list(await read(outs1b.grey_out, 1)) };
 
 // Run 2: colour sources for the grey inputs (luma), ImageData planar, typed arrays out; the
 // same textures again (the staging buffers are reused).
@@ -103,5 +117,5 @@ await attempt('cpuTarget', () => cpu.run(plain, { ...shapes, grey_out: { shape: 
 // p still runs after the failed calls.
 await attempt('afterErrors', () => p.run(plain, shapes));
 console.log(JSON.stringify({ rgba: list(rgba), other: list(other), grey: list(grey),
-  level: Array.from(level), run1, run2, errors }));
+  level: Array.from(level), run1, run1b, run2, errors }));
 process.exit(0);

@@ -38,6 +38,8 @@ def test_textures_and_image_data_in_and_out(image_kinds_package, dawn_node):
     np.testing.assert_array_equal(tex[..., :3], interleaved_out)
     np.testing.assert_array_equal(np.array(run1["grey_out"], np.uint8).reshape(H, W), grey_out)
     np.testing.assert_array_equal(np.array(run1["level_out"], np.float32).reshape(H, W), level_out)
+    # Run 1b: bgra8unorm and r8unorm targets through the render pass (run 1: a kernel's bytes).
+    assert got["run1b"] == {k: run1[k] for k in ("interleaved_out", "grey_out")}
 
     # Run 2: ImageData planar, rgba8unorm interleaved, colour into the grey inputs (luma).
     level2 = ((77 * other[..., 0].astype(np.float32) + 150 * other[..., 1].astype(np.float32)
