@@ -116,6 +116,25 @@ await attempt('cpuTarget', () => cpu.run(plain, { ...shapes, grey_out: { shape: 
   data: texture('r8unorm', null, 1) } }));
 // p still runs after the failed calls.
 await attempt('afterErrors', () => p.run(plain, shapes));
-console.log(JSON.stringify({ rgba: list(rgba), other: list(other), grey: list(grey),
-  level: Array.from(level), run1, run1b, run2, errors }));
-process.exit(0);
+// The unpack kernels at sizes the runs above do not have (w * h a multiple of 4: planar
+// uint8 a kernel invocation per 4 pixels), through readImage: what came back, against the
+// texture's bytes put in each layout here. 0 mismatches each.
+const { readImage } = await import(new URL('./runtime/gpu_images.js', index));
+const unpacked = {};
+for (const [w, h] of [[12, 5], [13, 5], [3, 4]]) {
+  const bytes = Uint8Array.from({ length: w * h * 4 }, (_, i) => (i * 59 + 5) % 256);
+  const t = d.createTexture({ size: [w, h], format: 'rgba8unorm', usage: U.TEXTURE_BINDING | U.COPY_DST });
+  d.queue.writeTexture({ texture: t }, bytes, { bytesPerRow: w * 4 }, [w, h]);
+  for (const [layout, shape, at] of [['planar', [w, h, 3], (x, y, c) => c * w * h + y * w + x],
+    ['interleaved', [3, w, h], (x, y, c) => (y * w + x) * 3 + c]]) {
+    const { data } = await readImage(d, t, { type: 'uint8', dimensions: 3, shape });
+    let bad = 0;
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++) {
+      if (data[at(x, y, c)] !== bytes[(y * w + x) * 4 + c]) bad++;
+    }
+    unpacked[`${layout} ${w}x${h}`] = bad;
+  }
+}
+// Exit once the JSON is written: stdout to a pipe is asynchronous, and exit() could cut it.
+process.stdout.write(`${JSON.stringify({ rgba: list(rgba), other: list(other), grey: list(grey),
+  level: Array.from(level), run1, run1b, run2, errors, unpacked })}\n`, () => process.exit(0));

@@ -38,6 +38,9 @@ def test_textures_and_image_data_in_and_out(image_kinds_package, dawn_node):
     np.testing.assert_array_equal(tex[..., :3], interleaved_out)
     np.testing.assert_array_equal(np.array(run1["grey_out"], np.uint8).reshape(H, W), grey_out)
     np.testing.assert_array_equal(np.array(run1["level_out"], np.float32).reshape(H, W), level_out)
+    # The unpack kernels at 12x5 and 3x4 (planar a kernel invocation per 4 pixels) and 13x5.
+    assert got["unpacked"] == {f"{layout} {size}": 0 for size in ("12x5", "13x5", "3x4")
+                               for layout in ("planar", "interleaved")}
     # Run 1b: bgra8unorm and r8unorm targets through the render pass (run 1: a kernel's bytes).
     assert got["run1b"] == {k: run1[k] for k in ("interleaved_out", "grey_out")}
 
