@@ -2,6 +2,7 @@
 // (issue 30's goals: the local Laplacian at 4096x4096 within 1.2x of GPUBuffers; every demo at
 // 3840x2160 texture to texture under 2 ms on the H200):
 //   node benchmarks/gpu_images.mjs BUILD_DIR [--sizes 3840x2160,4096x4096] [--runs 30] [--rounds 2]
+//     [--demos unsharp,local_laplacian,bilateral_grid] [--render]
 // BUILD_DIR holds the demos' packages (webgpu variant: unsharp, local_laplacian, bilateral_grid,
 // as benchmarks/gpu_io.py builds them). A colour demo reads an rgba8unorm texture (unpacked to
 // planar x, y, c) and draws into one; the grey bilateral grid r8unorm. Each figure is the mean
@@ -53,13 +54,21 @@ for (const name of demos) {
     const pixels = new Uint8Array(w * h * bpp);
     for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 2654435761) >>> 24;
     d.queue.writeTexture({ texture: source }, pixels, { bytesPerRow: w * bpp }, [w, h]);
-    // rgba8unorm is storable: packed by a compute kernel (r8unorm by a render pass).
+    // rgba8unorm is storable: packed by a compute kernel; r8unorm (storable nowhere in core
+    // WebGPU) by a kernel writing bytes copied in (COPY_DST), a render pass with --render.
     const target = d.createTexture({ size: [w, h], format,
-      usage: T.RENDER_ATTACHMENT | T.TEXTURE_BINDING | (grey ? 0 : T.STORAGE_BINDING) });
+      usage: T.RENDER_ATTACHMENT | T.TEXTURE_BINDING | (grey ? 0 : T.STORAGE_BINDING)
+        | (argv.includes('--render') ? 0 : T.COPY_DST) });
     const shape = grey ? [w, h] : [w, h, 3];
     const bytes = Math.ceil((w * h * (grey ? 1 : 3)) / 4) * 4;
     const usage = B.STORAGE | B.COPY_DST | B.COPY_SRC;
     const inBuffer = d.createBuffer({ size: bytes, usage });
+    // The GPUBuffer input holds the pixels the texture's runs read (some demos' kernels run
+    // faster on zeros: the bilateral grid's slice gathers from the grid by pixel value).
+    const { readImage } = await import(pathToFileURL(path.join(build, name, 'runtime', 'gpu_images.js')));
+    const arg = p.meta.arguments.find((a) => a.name === 'input');
+    const { data: unpacked } = await readImage(d, source, { type: arg.type, dimensions: arg.dimensions, shape });
+    d.queue.writeBuffer(inBuffer, 0, unpacked.buffer, unpacked.byteOffset, Math.floor(unpacked.byteLength / 4) * 4);
     const outBuffer = d.createBuffer({ size: bytes, usage });
     const scalars = SCALARS[name] ?? {};
     const row = { demo: name, size: `${w}x${h}`, texturesMs: [], buffersMs: [], textureInMs: [],
