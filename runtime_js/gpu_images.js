@@ -6,7 +6,9 @@
 // ImageData, whose bytes are already on the CPU) and a compute kernel unpacks it into a
 // GPUBuffer in the input's layout, which the pipeline then binds as that input's storage. An
 // output may name a GPUCanvasContext or a GPUTexture: the pipeline writes a GPUBuffer, and a
-// render pass packs the output's layout into the texture. Nothing is read back.
+// compute kernel packs the output's layout into the texture (a store into a storage texture,
+// or bytes into 256-byte rows copied in), or a render pass where neither is allowed. Nothing
+// is read back.
 //
 // Layouts are runtime_js/image_data.js's: a 2-D input is grey [x, y], a 3-D one planar
 // [x, y, c] or interleaved [c, x, y]. On the GPU, 8- and 16-bit elements are packed in 32-bit
