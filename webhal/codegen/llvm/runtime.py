@@ -248,7 +248,7 @@ def runtime_module(target, parts: tuple[str, ...] = ("allocation",)) -> ll.Modul
     if "par_for" in parts:
         thread_pool.serial_par_for(m)
     if "thread_pool" in parts:  # halide_do_par_for on pthreads, halide_set_num_threads
-        thread_pool.build(m, size_t)
+        thread_pool.build(m, size_t, yields=not target.is_wasm)
     if "errors" in parts:
         _errors(m, size_t)
         _printing(m, size_t)

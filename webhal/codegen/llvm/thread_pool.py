@@ -30,12 +30,16 @@ from webhal.codegen.llvm.types import I8, I32, PTR
 SYNC_BYTES = 64
 CACHE_LINE = 64
 SPIN = 1 << 18  # checks of a flag before sleeping on a condition variable
+# On the host a spinning thread yields its core every YIELD_EVERY checks (a power of two): on a
+# machine with more runnable threads than cores, a pure spin held a core that the thread it was
+# waiting for (or the caller's next serial step) needed, and two threads ran slower than one.
+YIELD_EVERY = 64
 SC_NPROCESSORS_ONLN = 84  # glibc's and musl's value
 TASK = ll.FunctionType(I32, [PTR, I32, PTR])
 
 
 class _Pool:
-    def __init__(self, m: ll.Module, size_t: ll.IntType):
+    def __init__(self, m: ll.Module, size_t: ll.IntType, yields: bool):
         self.m, self.size_t = m, size_t
         self.mutex, self.wake, self.done = (self._sync(n) for n in ("mutex", "wake", "done"))
         self.workers, self.generation, self.active, self.open, self.busy, self.requested = (
@@ -56,6 +60,7 @@ class _Pool:
         self.broadcast = f("pthread_cond_broadcast", I32, [PTR])
         self.create = f("pthread_create", I32, [PTR, PTR, PTR, PTR])
         self.getenv = f("getenv", PTR, [PTR])
+        self.sched_yield = f("sched_yield", I32, []) if yields else None
         self.atoi = f("atoi", I32, [PTR])
         self.sysconf = f("sysconf", ll.IntType(64) if size_t.width == 64 else I32, [I32])
 
@@ -115,10 +120,11 @@ def _ld_atomic(b: ll.IRBuilder, g: ll.GlobalVariable) -> ll.Value:
     return b.load_atomic(g, "acquire", 4, typ=g.value_type)
 
 
-def _spin(b: ll.IRBuilder, keep_spinning) -> None:
+def _spin(p: _Pool, b: ll.IRBuilder, keep_spinning) -> None:
     """Check keep_spinning(b) up to SPIN times: a job that arrives (or ends) within a few tens
     of microseconds is seen without the cost of sleeping on a condition variable and being
-    woken, which is most of a short job's time otherwise."""
+    woken, which is most of a short job's time otherwise. On the host (p.sched_yield), every
+    YIELD_EVERY-th check first yields the core to any other runnable thread."""
     fn = b.block.function
     count = _entry_alloca(b, I32)
     b.store(ll.Constant(I32, 0), count)
@@ -130,6 +136,10 @@ def _spin(b: ll.IRBuilder, keep_spinning) -> None:
     b.cbranch(b.icmp_signed("<", spins, ll.Constant(I32, SPIN)), again, after)
     b.position_at_end(again)
     b.store(b.add(spins, ll.Constant(I32, 1)), count)
+    if p.sched_yield is not None:
+        mask = ll.Constant(I32, YIELD_EVERY - 1)
+        with b.if_then(b.icmp_signed("==", b.and_(spins, mask), mask), likely=False):
+            b.call(p.sched_yield, [])
     b.cbranch(keep_spinning(b), test, after)
     b.position_at_end(after)
 
@@ -210,7 +220,7 @@ def _worker(p: _Pool, claim: ll.Function) -> ll.Function:
         now = b.load_atomic(p.generation, "seq_cst", 4, typ=I32)
         return b.icmp_signed("==", now, _ld(b, seen))
 
-    _spin(b, no_new_job)
+    _spin(p, b, no_new_job)
     with b.if_then(no_new_job(b), likely=False):
         _sleep_while(p, b, p.sleepers, p.wake, no_new_job)
     b.store(b.load_atomic(p.generation, "acquire", 4, typ=I32), seen)
@@ -280,10 +290,11 @@ def serial_par_for(m: ll.Module, name: str = "halide_do_par_for",
     return fn
 
 
-def build(m: ll.Module, size_t: ll.IntType) -> None:
+def build(m: ll.Module, size_t: ll.IntType, yields: bool = False) -> None:
     """Add halide_do_par_for (weak, like the rest of the runtime), halide_set_num_threads,
-    webhal_thread_pool_size and webhal_thread_pool_reread_default."""
-    p = _Pool(m, size_t)
+    webhal_thread_pool_size and webhal_thread_pool_reread_default. yields: spinning threads
+    call sched_yield now and then (the host; wasm's pool, on Emscripten's workers, does not)."""
+    p = _Pool(m, size_t, yields)
     claim = _claim(p)
     worker = _worker(p, claim)
     wanted = _threads_wanted(p)
@@ -360,7 +371,7 @@ def build(m: ll.Module, size_t: ll.IntType) -> None:
         return b.icmp_signed(">", b.load_atomic(p.active, "seq_cst", 4, typ=I32),
                              ll.Constant(I32, 0))
 
-    _spin(b, workers_active)
+    _spin(p, b, workers_active)
     with b.if_then(workers_active(b), likely=False):
         _sleep_while(p, b, p.caller_asleep, p.done, workers_active)
     result = b.load_atomic(p.result, "monotonic", 4, typ=I32)
