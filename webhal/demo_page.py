@@ -34,11 +34,7 @@ AUTO_TARGETS = TARGETS[:3]
 # 2026-12-04 at load 7 on 2 cores: lowering the local Laplacian's autoschedule for one
 # variant took 50 s, and building its three variants passed 100 s of CPU (7 min of wall)
 # unfinished, where the hand schedules come from the build cache.
-AUTO_SKIPPED: dict[str, str] = {
-    "local_laplacian": "compiling its autoschedule (eight pyramid levels computed per strip) "
-                       "takes over a minute per variant, too long for a page build; it joins "
-                       "the picker when that compile time is cut (issue 31).",
-}
+AUTO_SKIPPED: dict[str, str] = {}  # demo -> why its page has no autoscheduled variants
 _PAGE_SCRIPTS = ("demo_page.js", "harness.js")
 
 

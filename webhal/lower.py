@@ -225,6 +225,7 @@ def _run_passes(passes, ctx: LowerContext) -> st.Stmt:
 def _up_to_buffer_checks(outputs: list[Function], functions: list[Function], target):
     """The statement after the passes before the buffer checks, whose regions are those the
     checks compare with the buffers; and the images and params the definitions read."""
+    _allow_deep_statements(len(functions))
     images, params = gather_inputs(functions)
     ctx = LowerContext(outputs, functions, target, images, params)
     s = _run_passes(PASSES[:[n for n, _ in PASSES].index("buffer checks")], ctx)
