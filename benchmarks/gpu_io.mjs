@@ -1,7 +1,7 @@
 // The webgpu variant's host copies and per-call cost against Dawn's own floors (issue 30):
 // node benchmarks/gpu_io.mjs BUILD_DIR [--sizes 2048,8192] [--table 4096] [--calls 1000]
-//   [--reps 10] [--only io,call,table] [--call-size 2048]
-// BUILD_DIR holds the packages benchmarks/gpu_io.py builds (brighten_f32, unsharp,
+//   [--reps 10] [--only io,call,table,bw] [--call-size 2048] [--bw-size 8192] [--bw-runs 50]
+// BUILD_DIR holds the packages benchmarks/gpu_io.py builds (brighten_f32, copy_f32, unsharp,
 // bilateral_grid, local_laplacian; webgpu variant). dawn.node is HL_WEBGPU_NODE_BINDINGS (the
 // dawn.node file), else node_modules/webgpu's. Prints one JSON object (and a readable summary on stderr).
 import { createRequire } from 'node:module';
@@ -20,6 +20,8 @@ const calls = Number(option('calls', '1000'));
 const callSize = Number(option('call-size', '2048'));
 const reps = Number(option('reps', '10'));
 const only = new Set(option('only', 'io,call,table').split(','));
+const bwSize = Number(option('bw-size', '8192'));
+const bwRuns = Number(option('bw-runs', '50'));
 
 const require = createRequire(import.meta.url);
 const dawn = process.env.HL_WEBGPU_NODE_BINDINGS || path.join(path.dirname(
@@ -44,7 +46,7 @@ async function timed(fn, n) {
   return median(times);
 }
 
-const result = { adapter: null, io: [], call: null, table: [] };
+const result = { adapter: null, io: [], call: null, table: [], bw: null };
 
 // (a) float32 brighten, typed arrays in and out, against Dawn's own round trip for the bytes.
 async function io(create) {
@@ -272,7 +274,139 @@ async function table() {
   }
 }
 
+// (d) bandwidth on one device: a hand-written WGSL copy against the packages' copy and brighten
+// on GPUBuffers. The device has no 'timestamp-query' (the package does not ask for it unless
+// profiled), so the GPU time is the wall clock of many dispatches in one submission, drained.
+const HAND_COPY = `
+@group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<f32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+  let i = g.y * n.x * 256u + g.x;
+  if (i < arrayLength(&dst)) { dst[i] = src[i]; }
+}`;
+async function bandwidth() {
+  const n = bwSize;
+  const bytes = n * n * 4;
+  const gbs = (ms) => (2 * bytes) / (ms * 1e6);
+  const createCopy = await load('copy_f32');
+  const pc = await createCopy({ gpu, variant: 'webgpu' });
+  const device = pc.device;
+  const info = pc.adapterInfo;
+  result.adapter = info && `${info.description || info.device} (${info.vendor} ${info.architecture})`;
+  const pb = await (await load('brighten_f32'))({ gpu, variant: 'webgpu', device });
+  const input = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST | COPY_SRC });
+  const output = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
+  const host = new Float32Array(n * n);
+  for (let i = 0; i < host.length; i++) host[i] = (i % 251) / 251;
+  device.queue.writeBuffer(input, 0, host);
+  // A few values of the output, to check each kernel did its work.
+  const probe = device.createBuffer({ size: 16, usage: MAP_READ | COPY_DST });
+  const at = 4 * (n * n - 7);  // near the end: the whole grid was covered
+  const check = async (want) => {
+    const e = device.createCommandEncoder();
+    e.clearBuffer(output);
+    device.queue.submit([e.finish()]);
+    await want.run();
+    const c = device.createCommandEncoder();
+    c.copyBufferToBuffer(output, at, probe, 0, 16);
+    device.queue.submit([c.finish()]);
+    await probe.mapAsync(MAP_READ);
+    const got = [...new Float32Array(probe.getMappedRange())];
+    probe.unmap();
+    const x = host.subarray(at / 4, at / 4 + 4);
+    return got.every((v, i) => Math.abs(v - want.f(x[i])) < 1e-6);
+  };
+  // The hand-written copy: workgroups of 256 threads, a vec4 each, on a 2D grid (65535 groups
+  // at most per dimension).
+  const module = device.createShaderModule({ code: HAND_COPY });
+  const pipeline = device.createComputePipeline({ layout: 'auto',
+    compute: { module, entryPoint: 'main' } });
+  const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+    { binding: 0, resource: { buffer: input } }, { binding: 1, resource: { buffer: output } }] });
+  const groups = (n * n) / 4 / 256;
+  const gx = Math.min(groups, 1024);
+  const hand = async (times, perSubmit = false) => {
+    let e = device.createCommandEncoder();
+    let pass = e.beginComputePass();
+    for (let i = 0; i < times; i++) {
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroups(gx, Math.ceil(groups / gx));
+      if (perSubmit) {
+        pass.end();
+        device.queue.submit([e.finish()]);
+        e = device.createCommandEncoder();
+        pass = e.beginComputePass();
+      }
+    }
+    pass.end();
+    device.queue.submit([e.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  };
+  const handOk = await check({ run: () => hand(1), f: (v) => v });
+  const per = async (fn, k, rounds = 5) => {
+    await fn(2);
+    const each = [];
+    for (let i = 0; i < rounds; i++) {
+      const t = now();
+      await fn(k);
+      each.push((now() - t) / k);
+    }
+    return median(each);
+  };
+  const handMs = await per((k) => hand(k), bwRuns);
+  const handEachSubmitMs = await per((k) => hand(k, true), bwRuns);
+  result.bw = { size: n, bytesMoved: 2 * bytes, runs: bwRuns, timing: 'wall clock of many '
+    + 'dispatches, one submission, queue drained (no timestamp-query on the package device)',
+    hand: { ms: handMs, gbs: gbs(handMs), eachSubmitMs: handEachSubmitMs,
+      eachSubmitGbs: gbs(handEachSubmitMs), correct: handOk }, packages: [] };
+  log(`bandwidth ${n}x${n} float32 (${(2 * bytes / 2 ** 20).toFixed(0)} MiB read + written), `
+    + `${bwRuns} runs: hand-written WGSL copy ${handMs.toFixed(4)} ms = ${gbs(handMs).toFixed(0)} `
+    + `GB/s in one submission (a submission each: ${handEachSubmitMs.toFixed(4)} ms = `
+    + `${gbs(handEachSubmitMs).toFixed(0)} GB/s)${handOk ? '' : ' (WRONG RESULT)'}`);
+  const packages = [
+    ['copy_f32', pc, {}, (v) => v],
+    ['brighten_f32', pb, { gain: 1.5, bias: 0.1 }, (v) => Math.fround(v * 1.5) + 0.1],
+  ];
+  for (const [name, p, scalars, f] of packages) {
+    const args = [{ input: { data: input, shape: [n, n] }, ...scalars }, { shape: [n, n], data: output }];
+    const ok = await check({ run: async () => { await p.run(...args);
+      await device.queue.onSubmittedWorkDone(); }, f });
+    for (let i = 0; i < 5; i++) await p.run(...args);
+    await device.queue.onSubmittedWorkDone();
+    // Back to back, the queue drained at the end: what the GPU spends per run.
+    const drained = await per(async (k) => {
+      for (let i = 0; i < k; i++) await p.run(...args);
+      await device.queue.onSubmittedWorkDone();
+    }, bwRuns, 3);
+    // The median awaited run (an awaited run on GPUBuffers does not wait for the GPU).
+    const times = [];
+    for (let i = 0; i < bwRuns; i++) {
+      const t = now();
+      await p.run(...args);
+      times.push(now() - t);
+    }
+    await device.queue.onSubmittedWorkDone();
+    const awaited = median(times);
+    const alone = await kernelsAlone(p, args, bwRuns);
+    const row = { name, drainedMs: drained, gbs: gbs(drained), ratio: handMs / drained,
+      awaitedMs: awaited, kernelAloneMs: alone.ms, kernelAloneGbs: gbs(alone.ms),
+      kernelAloneRatio: handMs / alone.ms, dispatches: alone.dispatches.length, correct: ok };
+    result.bw.packages.push(row);
+    log(`  ${name} through p.run on GPUBuffers: ${drained.toFixed(4)} ms per run back to back `
+      + `(drained) = ${row.gbs.toFixed(0)} GB/s, ${(100 * row.ratio).toFixed(1)}% of the `
+      + `hand-written copy; median awaited run ${awaited.toFixed(4)} ms; its ${row.dispatches} `
+      + `dispatch(es) replayed alone ${alone.ms.toFixed(4)} ms = ${row.kernelAloneGbs.toFixed(0)} `
+      + `GB/s (${(100 * row.kernelAloneRatio).toFixed(1)}%)${ok ? '' : ' (WRONG RESULT)'}`);
+  }
+  for (const b of [input, output, probe]) b.destroy();
+  await pb.dispose();
+  await pc.dispose();
+}
+
 let p = null;
+if (only.has('bw')) await bandwidth();
 if (only.has('io') || only.has('call')) {
   const create = await load('brighten_f32');
   if (only.has('io')) p = await io(create);

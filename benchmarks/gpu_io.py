@@ -12,7 +12,13 @@ dawn.node (here on SwiftShader), which measures in one run:
     kernel alone (its dispatch replayed `calls` times in one submission) and a bare dispatch
     and submit; goal at most 0.04 ms more than the kernel;
 (c) the demos at `table`^2 (x3 for the colour ones), typed arrays in and out against
-    GPUBuffers (runs back to back, the queue drained at the end).
+    GPUBuffers (runs back to back, the queue drained at the end);
+(d) only with `--only bw`: bandwidth at `bw-size`^2 float32 on one device (issue 30's goal:
+    the package's brighten and copy on GPUBuffers at >= 90% of a hand-written WGSL copy's):
+    a hand-written WGSL copy (array<vec4<f32>>) dispatched `bw-runs` times in one submission,
+    against the packages' copy_f32 and brighten_f32 through p.run on GPUBuffers of that device
+    (`bw-runs` runs back to back, the queue drained; the median awaited run; their dispatches
+    replayed alone), in GB/s of bytes read + written.
 Writes benchmarks/results/gpu_io.json.
 
 On the GPU machine (no webhal there): build here with --build-only, carry benchmarks/build
@@ -57,9 +63,25 @@ class BrightenF32:
             g.output.vectorize(x, 4)
 
 
+@hl.generator(name="copy_f32")
+class CopyF32:
+    """output = input, float32, scheduled as BrightenF32: the package's own copy, for (d)."""
+
+    input = hl.InputBuffer(hl.Float(32), 2)
+    output = hl.OutputBuffer(hl.Float(32), 2)
+
+    def generate(g):
+        g.output[x, y] = g.input[x, y]
+        if g.target().has_gpu_feature():
+            g.output.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 64, 4)
+        else:
+            g.output.vectorize(x, 4)
+
+
 def build_packages() -> None:
     BUILD.mkdir(parents=True, exist_ok=True)
-    build.build(__file__, "brighten_f32", str(BUILD / "brighten_f32"), [TARGET], quiet=True)
+    for name in ("brighten_f32", "copy_f32"):
+        build.build(__file__, name, str(BUILD / name), [TARGET], quiet=True)
     for name in DEMOS:
         build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(BUILD / name),
                     [TARGET], quiet=True)
@@ -73,7 +95,9 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--call-size", type=int, default=2048)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--only", default="io,call,table")
+    parser.add_argument("--only", default="io,call,table", help="any of io,call,table,bw")
+    parser.add_argument("--bw-size", type=int, default=8192)
+    parser.add_argument("--bw-runs", type=int, default=50)
     args = parser.parse_args()
     build_packages()
     if args.build_only:
@@ -84,7 +108,8 @@ def main() -> int:
     out = run_node(ROOT / "benchmarks" / "gpu_io.mjs",
                    [str(BUILD), "--sizes", args.sizes, "--table", str(args.table),
                     "--calls", str(args.calls), "--call-size", str(args.call_size),
-                    "--reps", str(args.reps), "--only", args.only],
+                    "--reps", str(args.reps), "--only", args.only,
+                    "--bw-size", str(args.bw_size), "--bw-runs", str(args.bw_runs)],
                    dawn=True, env={"XDG_RUNTIME_DIR": private_runtime_dir()}, timeout_s=3600,
                    what="benchmarks/gpu_io.mjs")
     print(out.stderr.strip())
