@@ -3,8 +3,15 @@ or buffer, with its inner loops and lets ranging over their intervals."""
 
 from __future__ import annotations
 
-from webhal.analysis.intervals import (Constraints, Interval, Scope, bounds_of, named_bounds,
-                                       refine, wrap_lets)
+from webhal.analysis.intervals import (
+    Constraints,
+    Interval,
+    Scope,
+    bounds_of,
+    named_bounds,
+    refine,
+    wrap_lets,
+)
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
