@@ -26,6 +26,7 @@ LAYERS = {
     "lang": 7, "imageio": 7, "autoschedule": 7,
     "": 8,  # the package itself: `import webhal as hl`
     "cli": 9, "demo": 9, "demo_page": 9, "build": 9, "doctor": 9, "testing": 9,
+    "webcam_page": 9,
 }
 
 

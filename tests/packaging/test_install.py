@@ -152,7 +152,8 @@ def test_wheel_builds_the_demo_page_outside_the_repository(tmp_path, llvm_wasm, 
     assert "make" not in built.stdout + built.stderr
     assert stat.S_IMODE(package.stat().st_mode) == 0o755
     assert sorted(p.name for p in (package / "runtime").iterdir()) == \
-        ["abi.js", "buffers.js", "gpu_images.js", "image_data.js", "pipeline.js", "webgpu.js"]
+        ["abi.js", "buffers.js", "gpu_images.js", "image_data.js", "pipeline.js", "profile.js",
+         "webgpu.js"]
     assert (package / "webgpu" / "blur.wgsl").is_file()
     index = json.dumps((package / "index.js").as_uri())
     script = (f"import {{ create }} from {index};\n"

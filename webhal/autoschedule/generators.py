@@ -61,16 +61,19 @@ class AutoscheduledGenerator:
     seconds: dict = field(default_factory=dict)
 
     def __call__(self, target):
-        import webhal as hl
-        with hl.GeneratorContext(hl.Target(target)):
+        from webhal.autoschedule.interface import AutoschedulerParams
+        from webhal.lang.generator import GeneratorContext
+        from webhal.target import Target
+
+        with GeneratorContext(Target(target)):
             g = self.cls()
             pipeline = g.build_pipeline()
             inputs = g.inputs()
         clear_schedules(pipeline)
         set_image_estimates(pipeline, inputs, self.size, self.margin, self.scalars)
         start = time.perf_counter()
-        result = pipeline.apply_autoscheduler(hl.Target(target),
-                                              hl.AutoschedulerParams(self.name, self.extra))
+        result = pipeline.apply_autoscheduler(Target(target),
+                                              AutoschedulerParams(self.name, self.extra))
         self.seconds[str(target)] = time.perf_counter() - start
         self.sources[str(target)] = result.schedule_source
         return pipeline, inputs
