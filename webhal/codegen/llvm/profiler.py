@@ -43,11 +43,11 @@ class _Builder:
         return f
 
 
-def _loop(b: ll.IRBuilder, n, body) -> None:
-    """for (i32 i = 0; i < n; i++) body(i)."""
+def _loop(b: ll.IRBuilder, n, body, lo=None) -> None:
+    """for (i32 i = lo; i < n; i++) body(i); lo defaults to 0."""
     fn = b.function
     i = b.alloca(I32)
-    b.store(ll.Constant(I32, 0), i)
+    b.store(ll.Constant(I32, 0) if lo is None else lo, i)
     head, loop, done = (fn.append_basic_block(x) for x in ("head", "loop", "done"))
     b.branch(head)
     b.position_at_end(head)
@@ -382,7 +382,7 @@ def _report(m, B, g) -> None:
                 w = segment(fl, i)
                 b.store(b.select(b.icmp_signed(">", w, b.load(width, typ=I32)), w,
                                  b.load(width, typ=I32)), width)
-            _loop_from(b, one32, n, measure)
+            _loop(b, n, measure, lo=one32)
 
             def row(i):
                 t = b.load(b.gep(g["ns"], [zero32, p, i]), typ=I64)
@@ -428,22 +428,6 @@ def _report(m, B, g) -> None:
         b.call(m.globals["halide_print"], [r.args[0], text])
         b.call(free, [text])
     b.ret_void()
-
-
-def _loop_from(b, lo, n, body) -> None:
-    fn = b.function
-    i = b.alloca(I32)
-    b.store(lo, i)
-    head, loop, done = (fn.append_basic_block(x) for x in ("fh", "fl", "fd"))
-    b.branch(head)
-    b.position_at_end(head)
-    iv = b.load(i, typ=I32)
-    b.cbranch(b.icmp_signed("<", iv, n), loop, done)
-    b.position_at_end(loop)
-    body(iv)
-    b.store(b.add(b.load(i, typ=I32), ll.Constant(I32, 1)), i)
-    b.branch(head)
-    b.position_at_end(done)
 
 
 def _strcpy(m):
