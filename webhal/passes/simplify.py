@@ -7,7 +7,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.types import Bool
-from webhal.ir.visitor import children, rebuild, substitute, walk
+from webhal.ir.visitor import rebuild, substitute, variable_names, walk
 from webhal.passes.context import LowerContext
 
 _FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Div: ops.div, ir.Mod: ops.mod,
@@ -23,27 +23,8 @@ def _trivial(e: ir.Expr) -> bool:
         isinstance(e, ir.Variable)
 
 
-_USED: dict[int, tuple[object, frozenset]] = {}  # node id -> (node, names it uses)
-
-
-def _used(n) -> frozenset:
-    """The Variable names under n, memoized by node: nested lets ask again of the same
-    subtrees, which a fresh walk for each let would visit once per let around them."""
-    hit = _USED.get(id(n))
-    if hit is not None and hit[0] is n:
-        return hit[1]
-    if isinstance(n, ir.Variable):
-        names = frozenset((n.name,))
-    else:
-        names = frozenset().union(*(_used(c) for c in children(n)))
-    if len(_USED) > 500_000:
-        _USED.clear()
-    _USED[id(n)] = (n, names)
-    return names
-
-
 def _uses(s, name: str) -> bool:
-    return name in _used(s)
+    return name in variable_names(s)  # memoized: nested lets ask again of the same subtrees
 
 
 _SIMPLIFIED: dict[int, tuple[ir.Expr, ir.Expr]] = {}  # node id -> (node, simplified)
