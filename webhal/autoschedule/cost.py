@@ -46,6 +46,21 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
 
 
+def _compose(c, at: dict, unique) -> tuple:
+    """Coordinate `c` of a read by an instance of its consumer whose Vars stand at `at`
+    (Var -> (root Var, scale, lo, hi) of the kernel's own Vars), as the same kind of tuple;
+    a data-dependent coordinate is its own value (`unique`: the read that makes it)."""
+    if c.var is None:
+        return ("?", unique)
+    if c.var == "":
+        return ("", 0, c.lo, c.hi)
+    v = at.get(c.var)
+    if v is None or v[0] in ("?", ""):
+        return ("?", unique) if v is None or v[0] == "?" else ("", 0, c.coeff * v[2] + c.lo,
+                                                              c.coeff * v[3] + c.hi)
+    return (v[0], c.coeff * v[1], c.coeff * v[2] + c.lo, c.coeff * v[3] + c.hi)
+
+
 class CostModel:
     """Costs of choices for one pipeline on one Machine."""
 
@@ -68,6 +83,37 @@ class CostModel:
                 vec += r.count * m.op_ns / lanes
         return vec
 
+    def gpu_point_cost(self, fid: int, choices: dict[int, str]) -> float:
+        """ns per point of Func `fid` in its own GPU kernel: the ops of every distinct
+        instance of its inlined producers (one producer read at the same offsets twice is the
+        same value, computed once: the WGSL compiler's and the driver's common subexpressions,
+        as in the Sobel magnitude, whose four inlined smoothing passes share the 3x3 input
+        taps), and one load per distinct element read from a stored Func or an input."""
+        m = self.m
+        root = self.nodes[fid]
+        cost = 0.0
+        seen: set = set()
+        stack = [(fid, {v: (v, 1, 0, 0) for v in root.fn.pure_args})]
+        while stack:
+            f, at = stack.pop()
+            node = self.nodes[f]
+            cost += node.ops * m.op_ns + node.widenings * m.widen_ns
+            for r in node.reads:
+                pid = id(r.producer)
+                inlined = choices.get(pid) == INLINE
+                for k, tap in enumerate(r.taps):
+                    where = tuple(_compose(c, at, (f, tuple(at.items()), pid, k)) for c in tap)
+                    if (pid, where) in seen:
+                        continue
+                    seen.add((pid, where))
+                    if inlined:
+                        stack.append((pid, dict(zip(r.producer.pure_args, where))))
+                    elif any(c.var is None for c in tap):
+                        cost += m.gather_ns
+                    else:
+                        cost += m.load_ns
+        return cost
+
     def bytes_per_point(self, fid: int) -> int:
         return max(1, self.nodes[fid].fn.type.bits // 8) * len(self.nodes[fid].fn.types)
 
@@ -83,7 +129,8 @@ class CostModel:
         height = region[1][1] if len(region) > 1 else 1
         outer = n // max(width * height, 1)
         lanes = vector_lanes(root, m)
-        work = n * self.point_cost(g.root, choices, lanes)
+        work = n * (self.gpu_point_cost(g.root, choices) if m.gpu else
+                    self.point_cost(g.root, choices, lanes))
         traffic = n * self.bytes_per_point(g.root) * m.byte_ns  # the root is written once
         for fid, halo in g.members.items():
             node = self.nodes[fid]

@@ -35,6 +35,9 @@ class Read:
     consumer: Function
     coords: list[Coord]
     count: int                # how many calls (each is a load, or recomputation if inlined)
+    # each call's own coordinates (`coords` merges them): calls at the same offsets read the
+    # same value, which a compiler loads or computes once (common subexpressions)
+    taps: list[tuple[Coord, ...]] = field(default_factory=list)
 
     @property
     def is_stencil(self) -> bool:
@@ -187,10 +190,11 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                         coords = [Coord(None) for _ in coords]
                     r = by_producer.get(id(c.func))
                     if r is None:
-                        by_producer[id(c.func)] = Read(c.func, fn, coords, 1)
+                        by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)])
                     else:
                         r.coords = [_merge(a, b) for a, b in zip(r.coords, coords)]
                         r.count += 1
+                        r.taps.append(tuple(coords))
         node.reads = list(by_producer.values())
         nodes[id(fn)] = node
     # A Func whose values index a read stays inlined where it can: bounds inference sees the

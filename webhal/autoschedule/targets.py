@@ -33,6 +33,7 @@ class Machine:
     realize_ns: float         # allocating and bounding one compute_root'd buffer
     # WebGPU only
     dispatch_ns: float = 0.0  # fixed cost of one dispatch (a compute_root'd stage)
+    load_ns: float = 0.0      # one load of a stored Func's or an input's element
     max_invocations: int = 256          # per workgroup (WebGPU's default limit)
     workgroup_storage_bytes: int = 16384  # maxComputeWorkgroupStorageSize default
     invocations_in_flight: int = 4096   # the adapter's parallelism, roughly
@@ -53,7 +54,7 @@ _HOST = dict(job_ns=1500.0, op_ns=0.3, widen_ns=0.3, gather_ns=1.0, byte_ns=0.08
 # A WebGPU dispatch (encoding, bind groups, submission) costs tens of microseconds whatever
 # it computes; an invocation's arithmetic is nearly free next to its memory traffic.
 _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.004,
-            cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0)
+            cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0, load_ns=0.04)
 
 
 def machine_for(target: Target, parallelism: int | None = None) -> Machine:
