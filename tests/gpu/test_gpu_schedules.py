@@ -128,8 +128,9 @@ def check(f, sizes, target: str, *, kernels: int, rtol: float = 1e-5, atol: floa
         _assert_same(g, w, r, a, f"output {out.name()} on {target}")
     _, lowered = compile_jit(pipeline, hl.Target(target))
     api = DeviceAPI.Vulkan if "vulkan" in target else DeviceAPI.WebGPU
-    assert len(lowered.kernels.get(api, ())) == kernels, \
-        f"{len(lowered.kernels.get(api, ()))} {api.name} kernels, expected {kernels}"
+    # A kernel's variant with whole-vector accesses (passes/vector_buffers.py) is that kernel.
+    found = [k for k in lowered.kernels.get(api, ()) if not k.name.endswith("_vec")]
+    assert len(found) == kernels, f"{len(found)} {api.name} kernels, expected {kernels}"
     return got
 
 

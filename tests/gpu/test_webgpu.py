@@ -169,3 +169,61 @@ def test_float16_with_shader_f16(target, wgpu_adapter):
     assert wgsl.startswith("enable f16;") and manifest["features"] == ["shader-f16"]
     expected = np.asarray(f.realize([70], "reference"))
     np.testing.assert_array_equal(np.asarray(f.realize([70], target)), expected)
+
+
+def _vectorized_brighten(t):
+    x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    inp = hl.ImageParam(t, 2, "input")
+    f = hl.Func("bright")
+    f[x, y] = inp[x, y] * hl.cast(t, 3) + hl.cast(t, 1)
+    f.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 8, 4)
+    return inp, f
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_dense_vector_accesses_are_whole_vectors(target, wgpu_adapter):
+    """A gpu_tile'd Func vectorized by 4 reads and writes array<vec4<...>> views of its
+    buffers when the host finds the mins, strides and extent multiples of 4, and the scalar
+    kernel otherwise: both give the reference's numbers (a wrong vector index or lane order
+    fails here)."""
+    for t, dtype in ((hl.Float(32), np.float32), (hl.Int(32), np.int32)):
+        inp, f = _vectorized_brighten(t)
+        _, lowered = compile_jit(hl.Pipeline(f), hl.Target(target))
+        wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
+        vec = "f32" if t.is_float() else "i32"
+        assert f"b_0_v4: array<vec4<{vec}>>" in wgsl and f"b_1_v4: array<vec4<{vec}>>" in wgsl
+        assert [k["name"] for k in manifest["kernels"]] == ["kernel_0_bright",
+                                                             "kernel_0_bright_vec"]
+        rng = np.random.default_rng(1)
+        data = (rng.random((40, 80)) * 100).astype(dtype)
+        # (width, height, output min x, y, input crop x): aligned ones run the vector kernel
+        for w, h, ox, oy, cx in [(64, 16, 0, 0, 0), (64, 16, 4, 3, 0), (64, 12, 8, 0, 4),
+                                 (66, 9, 0, 0, 0), (64, 16, 1, 0, 0), (64, 16, 4, 0, 1),
+                                 (36, 5, 0, 0, 0)]:
+            image = hl.Buffer(data[:, cx:])
+            image.set_min([cx, 0])
+            inp.set(image)
+            out = hl.Buffer(t, [w, h])
+            out.set_min([ox, oy])
+            f.realize(out, hl.Target(target))
+            expected = data[oy:oy + h, ox:ox + w] * 3 + 1
+            np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6,
+                                       err_msg=f"{t} {(w, h, ox, oy, cx)}")
+
+
+def test_unaligned_accesses_stay_scalar(wgpu_adapter):
+    """A stencil's loads at x and x + 1 cannot both be whole vectors: the input keeps scalar
+    accesses, the output alone is a vector view."""
+    x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    f = hl.Func("shifted")
+    f[x, y] = inp[x, y] + inp[x + 1, y]
+    f.split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 8, 4)
+    _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))
+    wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
+    assert "b_0_v4" not in wgsl and "b_1_v4: array<vec4<f32>>" in wgsl
+    inp.set(hl.Buffer(np.arange(33 * 5, dtype=np.float32).reshape(5, 33)))
+    expected = np.asarray(f.realize([32, 5], "reference"))
+    np.testing.assert_array_equal(np.asarray(f.realize([32, 5], "host-webgpu")), expected)

@@ -42,6 +42,8 @@ class Kernel:
     local: dict[str, tuple[Type, int]] = field(default_factory=dict)  # each invocation's own
     buffer_ids: dict[str, int] = field(default_factory=dict)  # the pipeline's device buffers
     device_api: DeviceAPI = DeviceAPI.WebGPU
+    # Buffers accessed as whole vectors of this many elements (passes/vector_buffers.py)
+    vector_buffers: dict[str, int] = field(default_factory=dict)
 
     def workgroup_size(self) -> tuple[int, int, int]:
         return self.workgroup

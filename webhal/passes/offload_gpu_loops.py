@@ -4,6 +4,10 @@ Halide's buffers do (host/device dirty state, in the runtime): buffers are regis
 come to exist, CPU writes mark the host copy newer, and CPU reads and the pipeline's end copy
 device results back only when the device copy is newer.
 
+On WebGPU a kernel whose buffers can be read and written as whole vectors gets a variant that
+does so (passes/vector_buffers.py), with the kernel ids after all others; the host launches it
+where the run-time alignment test it comes with holds, the scalar kernel elsewhere.
+
 Applies only when the target has a GPU feature; otherwise GPU loops run as serial CPU loops.
 """
 
@@ -26,6 +30,7 @@ from webhal.ir.visitor import children, free_variables, rebuild, substitute, wal
 from webhal.passes.add_buffer_checks import runtime_call
 from webhal.passes.context import LowerContext
 from webhal.passes.simplify import simplify_expr
+from webhal.passes.vector_buffers import vector_variant
 
 I32 = Int(32)
 
@@ -477,8 +482,10 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     if not ctx.target.has_gpu_feature():
         return s
     kernels: list[Kernel] = []
+    variants: list[Kernel] = []  # kernels with vector accesses, launched after `kernels`' ids
     types: dict[str, Type] = {}
     args = {f.name: tuple(f.pure_args) for f in ctx.functions}
+    webgpu = target_device_api(ctx.target) is DeviceAPI.WebGPU
 
     def offload(n):
         if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
@@ -486,8 +493,19 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             _check_types(k, ctx.target)
             kernels.append(k)
             grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
-            return st.GPULaunch(len(kernels) - 1, tuple(grid),
-                                tuple(_launch_arg(name, t) for name, t in k.scalars))
+            launch_args = tuple(_launch_arg(name, t) for name, t in k.scalars)
+            launch = st.GPULaunch(len(kernels) - 1, tuple(grid), launch_args)
+            found = vector_variant(k) if webgpu else None
+            if found is None:
+                return launch
+            variant, condition = found
+            if condition is None:  # always aligned: the vector kernel replaces it
+                kernels[-1] = dataclasses.replace(variant, name=k.name)
+                return launch
+            variants.append(variant)
+            # Negative ids until every kernel is known: variants take the ids after them.
+            vector = st.GPULaunch(-len(variants), tuple(grid), launch_args)
+            return st.IfThenElse(simplify_expr(condition), vector, launch)
         if isinstance(n, st.For) and n.for_type is ForType.GPUThread:
             raise ScheduleError(f"GPU thread loop {n.name} has no GPU block loop around it")
         if isinstance(n, ir.Expr):
@@ -500,12 +518,14 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     ids = {name: i for i, name in enumerate(sorted(types))}
     # Each launch carries its kernel, so the kernels travel in the host statement.
     api = target_device_api(ctx.target)
+    first_variant = len(kernels)
     kernels = [dataclasses.replace(k, buffer_ids={b: ids[b] for b in k.buffers}, device_api=api)
-               for k in kernels]
+               for k in kernels + variants]
 
     def attach(n):
         if isinstance(n, st.GPULaunch):
-            return dataclasses.replace(n, kernel=kernels[n.kernel_id])
+            kid = n.kernel_id if n.kernel_id >= 0 else first_variant - n.kernel_id - 1
+            return dataclasses.replace(n, kernel_id=kid, kernel=kernels[kid])
         return n if isinstance(n, ir.Expr) else rebuild(n, attach)
     return _sync(attach(s), ctx, ids, types)
 

@@ -41,9 +41,23 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
         bindings[name] = Binding(f"b_{b['id']}", UInt(32) if packed else t, atomic)
         parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
                      f"b_{b['id']}: array<{element}>;")
+    # Kernels that access a buffer as whole vectors (passes/vector_buffers.py) see it through
+    # a variable of its own at the same binding, an array of vectors; no entry point uses both.
+    vector_views: dict[tuple[str, int], Binding] = {}
+    for k in kernels:
+        for name, w in sorted(k.vector_buffers.items()):
+            if (name, w) in vector_views:
+                continue
+            b, t = buffers[name], k.buffers[name][0].with_lanes(w)
+            access = "read" if b["read_only"] else "read_write"
+            var = f"b_{b['id']}_v{w}"
+            vector_views[name, w] = Binding(var, t)
+            parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
+                         f"{var}: array<{wgsl_type(t)}>;")
     manifest_kernels = []
     for index, original in enumerate(kernels):
-        k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]])
+        k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]],
+                     original.vector_buffers)
         entry = {"name": k.name, "index": index, "workgroup_size": list(k.workgroup_size()),
                  "overrides": [f"{k.name}_wg_{a}" for a in _AXES],
                  "buffers": sorted(buffers[n]["binding"] for n in k.buffers),
@@ -60,7 +74,8 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
             scalar_names = {n: f"{k.name}_a.{identifier(n)}" for n, _ in k.scalars}
         for a in _AXES:
             parts.append(f"override {k.name}_wg_{a}: u32 = 1u;")
-        kernel_bindings = {n: bindings[n] for n in k.buffers}
+        kernel_bindings = {n: vector_views[n, k.vector_buffers[n]] if n in k.vector_buffers
+                           else bindings[n] for n in k.buffers}
         for i, (name, (t, size)) in enumerate(sorted(k.shared.items())):
             var = f"{k.name}_shared_{i}"
             # Workgroup memory keeps one element per 32-bit word: no packing, no atomics.

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from webhal.codegen.wgsl.legalize.pack_storage import ATOMIC_AND, ATOMIC_OR
+from webhal.codegen.wgsl.legalize.scalarize import MAKE_VECTOR
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
@@ -159,7 +160,7 @@ class KernelPrinter:
     # -- expressions ---------------------------------------------------------------------------
 
     def expr(self, e: ir.Expr) -> str:
-        if e.type.lanes > 1:
+        if e.type.lanes > 1 and not self.is_vector_access(e):
             raise CompileError(f"internal: a vector reached the WGSL printer: {to_string(e)}")
         if e.type.is_float() and e.type.bits == 16:
             self.uses_f16 = True
@@ -203,6 +204,18 @@ class KernelPrinter:
                 return self.call(e, [self.expr(a) for a in e.args
                                      if not isinstance(a, ir.StringImm)])
         raise CompileError(f"WGSL codegen cannot handle {to_string(e)}")
+
+    def is_vector_access(self, e: ir.Expr) -> bool:
+        """Whether vector e is one a kernel may hold: a load of a buffer bound as vectors, a
+        name bound to one, or a vector to store there (scalarize's MAKE_VECTOR)."""
+        match e:
+            case ir.Load():
+                return self.buffers[e.name].type.lanes == e.type.lanes
+            case ir.Variable():
+                return True
+            case ir.Call():
+                return e.name == MAKE_VECTOR
+        return False
 
     def through_f32(self, fn: str, t: Type, *args: ir.Expr) -> str:
         """fn (an f32 function) applied to args of float type t: f16 goes through f32."""
@@ -253,6 +266,10 @@ class KernelPrinter:
         if name in _ROUNDING:
             return f"{_ROUNDING[name]}({args[0]})"
         match name:
+            case "make_vector":
+                return f"{wgsl_type(e.type)}({', '.join(args)})"
+            case "vector_lane":
+                return f"{args[0]}.{'xyzw'[e.args[1].value]}"
             case "bitwise_not":
                 return f"(~{args[0]})"
             case "abs" if e.args[0].type.is_int():

@@ -41,13 +41,15 @@ class Lacks:
 WGSL = Lacks()
 
 
-def legalize(kernel: Kernel, lacks: Lacks, packed: Collection[str] = ()) -> Kernel:
+def legalize(kernel: Kernel, lacks: Lacks, packed: Collection[str] = (),
+             vector: dict[str, int] | None = None) -> Kernel:
     """kernel rewritten for a language that lacks `lacks`; `packed` names the buffers of
-    8/16-bit integers that are stored as 32-bit words (with `narrow_storage`)."""
+    8/16-bit integers that are stored as 32-bit words (with `narrow_storage`); `vector` the
+    buffers whose accesses stay whole vectors of the width given (see scalarize)."""
     names = Names(kernel.body)
     passes: list[tuple[str, Callable[[st.Stmt], st.Stmt]]] = []
     if lacks.vectors:
-        passes.append(("scalarize", lambda s: scalarize(s, names)))
+        passes.append(("scalarize", lambda s: scalarize(s, names, vector)))
     if lacks.let_expressions:
         passes.append(("lets_to_statements", lambda s: lets_to_statements(s, names)))
     if lacks.narrow_storage and packed:

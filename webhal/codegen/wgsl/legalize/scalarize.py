@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from webhal.codegen.wgsl.legalize.names import Bindings, Names
+from webhal.codegen.wgsl.legalize.nodes import intrinsic
 from webhal.codegen.wgsl.legalize.rewriter import Rewriter
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -27,9 +28,20 @@ from webhal.ir.visitor import children, rebuild, walk
 Env = dict[str, "list[ir.Expr] | ir.Expr"]
 
 
-def scalarize(body: st.Stmt, names: Names | None = None) -> st.Stmt:
-    """body with no vector-typed expression left."""
-    return _Scalarize(names or Names(body)).stmt(body)
+# The intrinsics that remain for buffers accessed as whole vectors (`vector`: name -> width):
+# a vector made of scalar lanes, and one lane of a vector (the lane a constant).
+MAKE_VECTOR = "make_vector"
+VECTOR_LANE = "vector_lane"
+
+
+def scalarize(body: st.Stmt, names: Names | None = None,
+              vector: dict[str, int] | None = None) -> st.Stmt:
+    """body with no vector-typed expression left, but the accesses to the buffers in `vector`
+    (name -> width w), whose indices are dense ramps at multiples of w (passes/vector_buffers
+    proved it, or the host tests it before the launch): each is made of w-wide Loads and Stores
+    at index base / w, bound to LetStmts, whose lanes are VECTOR_LANE calls; a stored vector is
+    a MAKE_VECTOR call of computed lanes."""
+    return _Scalarize(names or Names(body), vector or {}).stmt(body)
 
 
 def _has_vector(e: ir.Expr) -> bool:
@@ -37,8 +49,9 @@ def _has_vector(e: ir.Expr) -> bool:
 
 
 class _Scalarize(Rewriter):
-    def __init__(self, names: Names):
+    def __init__(self, names: Names, vector: dict[str, int]):
         super().__init__(names)
+        self.vector = vector
         self.env: Env = {}  # vector LetStmts in scope
         # The lanes of each vector subexpression taken apart so far, by value, for the
         # Bindings and the env it was taken apart in (both kept, so that their ids stay theirs).
@@ -68,6 +81,13 @@ class _Scalarize(Rewriter):
             raise CompileError("GPU code generation has no predicated stores")
         values = self.bound_lanes(s.value, self.env, b)
         indices = self.lanes(s.index, self.env, b)
+        w = self.vector.get(s.name)
+        if w is not None:
+            t = s.value.type.element_of().with_lanes(w)
+            return st.Block(tuple(
+                st.Store(s.name, intrinsic(t, MAKE_VECTOR, *values[j:j + w]),
+                         _vector_index(indices[0], j, w))
+                for j in range(0, len(values), w)))
         return st.Block(tuple(st.Store(s.name, v, i) for v, i in zip(values, indices)))
 
     def expr(self, e: ir.Expr, b: Bindings) -> ir.Expr:
@@ -130,14 +150,30 @@ class _Scalarize(Rewriter):
             case ir.Load():
                 if e.predicate is not None:
                     raise CompileError("GPU code generation has no predicated loads")
-                return [ir.Load(e.type.element_of(), e.name, i)
-                        for i in self.lanes(e.index, env, b)]
+                indices = self.lanes(e.index, env, b)
+                w = self.vector.get(e.name)
+                if w is not None:
+                    t = e.type.element_of()
+                    out = []
+                    for j in range(0, n, w):
+                        v = b.bind(ir.Load(t.with_lanes(w), e.name,
+                                           _vector_index(indices[0], j, w)))
+                        out += [intrinsic(t, VECTOR_LANE, v, ops.const(i)) for i in range(w)]
+                    return out
+                return [ir.Load(e.type.element_of(), e.name, i) for i in indices]
         # Any other node: its children's lanes once each, then the node per lane over them.
         per_child = [self.bound_lanes(c, env, b) if c.type.lanes > 1
                      else [b.bind(self.scalar(c, env, b))] * n for c in children(e)]
         if not per_child:
             raise CompileError(f"GPU code generation cannot take apart {to_string(e)}")
         return [_lane(e, row) for row in zip(*per_child)]
+
+
+def _vector_index(base: ir.Expr, offset: int, w: int) -> ir.Expr:
+    """The index of the w-wide vector that holds elements base + offset.. (base a multiple of
+    w, offset of w)."""
+    shift = intrinsic(base.type, "shift_right", base, ops.const(w.bit_length() - 1, base.type))
+    return ops.add(shift, ops.const(offset // w, base.type)) if offset else shift
 
 
 def _lane(e: ir.Expr, kids: tuple[ir.Expr, ...]) -> ir.Expr:
