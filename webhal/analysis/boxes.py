@@ -15,9 +15,12 @@ from webhal.analysis.intervals import (
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
-from webhal.ir.visitor import children, walk
+from webhal.ir.visitor import children, variable_names, walk
 
 Box = list[Interval]
+# For each loop variable of a stage's pure Var (`f.s0.x`): the names of the Func's region
+# lets in that dimension (`f.x.min`, `f.x.max`) and the stage's prefix (`f.s0.`).
+PureRegions = dict[str, tuple[str, str, str]]
 
 
 def _merge(boxes: dict[str, Box], name: str, box: Box) -> None:
@@ -29,12 +32,16 @@ def _merge(boxes: dict[str, Box], name: str, box: Box) -> None:
 
 class _Collector:
     def __init__(self, names: set[str] | None, reads: bool, writes: bool,
-                 regions: dict[str, list[tuple[str, str]]] | None = None):
+                 regions: dict[str, Box] | None = None,
+                 pure_regions: PureRegions | None = None):
         self.names, self.reads, self.writes = names, reads, writes
         self.regions = regions or {}
+        self.pure_regions = pure_regions or {}
         self.boxes: dict[str, Box] = {}
         # the enclosing LetStmts, outermost first, with their values' offset forms
         self.lets: list[tuple[str, ir.Expr, tuple[ir.Expr | None, int]]] = []
+        self.loops: set[str] = set()  # the loops entered
+        self.narrowed = False  # whether a stage's Var was taken over its region (pure_regions)
 
     def wanted(self, name: str) -> bool:
         return self.names is None or name in self.names
@@ -80,11 +87,22 @@ class _Collector:
                 last = bounds_of(ops.sub(ops.add(s.min, s.extent), _one(s.min)), scope, cons)
                 inner = dict(scope)
                 inner[s.name] = Interval(lo.min, last.max)
+                self.loops.add(s.name)
                 self.stmt(s.body, inner, cons)
+                self.loops.discard(s.name)
             case st.LetStmt():
                 self.expr(s.value, scope, cons)
                 inner = dict(scope)
-                iv, bound = named_bounds(s.name, bounds_of(s.value, scope, cons))
+                region = self.pure_regions.get(s.name)
+                if region is not None and self._loops_inside(s.value, region[2]):
+                    # The stage computes this Var over its Func's region: where its loops
+                    # overshoot that (a split's tail shifted inwards or rounded up), the extra
+                    # points are nobody's to consume, and what they read is not required.
+                    iv, bound = Interval(bounds_of(ops.var(region[0]), scope, cons).min,
+                                         bounds_of(ops.var(region[1]), scope, cons).max), []
+                    self.narrowed = True
+                else:
+                    iv, bound = named_bounds(s.name, bounds_of(s.value, scope, cons))
                 inner[s.name] = iv
                 self.lets.append((s.name, s.value, _offset_form(s.value)))
                 outer, self.boxes = self.boxes, {} if bound else self.boxes
@@ -115,10 +133,10 @@ class _Collector:
                     self.expr(ext, scope, cons)
                 self.stmt(s.body, scope, cons)
             case st.ProducerConsumer() if not s.is_producer and s.name in self.regions:
-                # what consumes it reads within its region, the lets named here
-                box = [Interval(bounds_of(ops.var(lo), scope, cons).min,
-                                bounds_of(ops.var(hi), scope, cons).max)
-                       for lo, hi in self.regions[s.name]]
+                # what consumes it reads within the box given, written in names defined here
+                box = [Interval(bounds_of(iv.min, scope, cons).min,
+                                bounds_of(iv.max, scope, cons).max)
+                       for iv in self.regions[s.name]]
                 _merge(self.boxes, s.name, box)
             case st.ProducerConsumer() | st.Allocate():
                 self.stmt(s.body, scope, cons)
@@ -134,6 +152,23 @@ class _Collector:
                 self.expr(s.index, scope, cons)
             case _:
                 raise TypeError(f"boxes: unexpected statement {type(s).__name__}")
+
+    def _loops_inside(self, value: ir.Expr, prefix: str) -> bool:
+        """Whether every loop of the stage (named with `prefix`) that value depends on, through
+        the stage's lets, is one this walk entered: the stage's Var then ranges over all of its
+        loops' values, not over those of one iteration of an enclosing loop."""
+        lets = {n: v for n, v, _ in self.lets if n.startswith(prefix)}
+        todo, seen = [value], set()
+        while todo:
+            for n in variable_names(todo.pop()):
+                if n in seen or not n.startswith(prefix):
+                    continue
+                seen.add(n)
+                if n in lets:
+                    todo.append(lets[n])
+                elif n not in self.loops:
+                    return False
+        return True
 
 
 _MENTIONED: dict[int, tuple[st.Stmt, frozenset]] = {}
@@ -316,6 +351,18 @@ def boxes_required(s: st.Stmt, names: set[str] | None = None, scope: Scope | Non
     return c.boxes
 
 
+def boxes_required_over_regions(s: st.Stmt, names: set[str], pure_regions: PureRegions
+                                ) -> tuple[dict[str, Box], bool]:
+    """Where s reads each named Func or buffer at the points its stages are asked for, as
+    Halide's bounds inference counts them: each stage's pure Var whose loops are all inside s
+    ranges over its Func's region (the lets named in pure_regions), not over what the loops
+    visit beyond it. Also whether any Var was so narrowed (else the boxes are those of
+    boxes_required)."""
+    c = _Collector(names, reads=True, writes=False, pure_regions=pure_regions)
+    c.stmt(s, {}, {})
+    return c.boxes, c.narrowed
+
+
 def boxes_provided(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None
                    ) -> dict[str, Box]:
     """Where s writes each named Func."""
@@ -325,10 +372,10 @@ def boxes_provided(s: st.Stmt, names: set[str] | None = None, scope: Scope | Non
 
 
 def boxes_touched(s: st.Stmt, names: set[str] | None = None, scope: Scope | None = None,
-                  regions: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, Box]:
+                  regions: dict[str, Box] | None = None) -> dict[str, Box]:
     """Where s reads or writes each named Func or buffer. `regions` gives Funcs whose consume
-    parts read only within their regions, by the names of the region lets (min, max) per
-    dimension: for those, the region stands for what the consume part reads, unvisited."""
+    parts read only within a box known beforehand, written in names defined where the consume
+    part is: for those, that box stands for what the consume part reads, unvisited."""
     c = _Collector(names, reads=True, writes=True, regions=regions)
     c.stmt(s, dict(scope or {}), {})
     return c.boxes

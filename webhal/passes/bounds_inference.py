@@ -8,11 +8,25 @@ gathered at the top of that site, consumers' outside producers', and a producer'
 to its consumers' regions by name (f.x.min = g.x.min / 2) instead of spelling out their values:
 a pyramid of N levels, each level's region twice its consumer's expression if written out, so
 stays linear in N. Each Realize is sized from inside those lets, by name as well.
+
+As in Halide, a region is what its consumers need at the points they are asked for: a consumer
+computed at the root computes its region, and where its loops go beyond that (a split's tail
+shifted inwards when the region is smaller than the factor, or rounded up), the points beyond are
+nobody's, nor what they read. The storage still covers those reads, whose values go only into
+those points. (Counted as needed, the overshoot of each level of a pyramid doubles down to the
+finest level: interpolate's 10 levels, split by 8 where the coarsest are 2 or 3 wide, made its
+finest level 28 times the size of Halide's.)
 """
 
 from __future__ import annotations
 
-from webhal.analysis.boxes import Box, boxes_required, boxes_touched
+from webhal.analysis.boxes import (
+    Box,
+    PureRegions,
+    boxes_required,
+    boxes_required_over_regions,
+    boxes_touched,
+)
 from webhal.analysis.intervals import Interval, is_small
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -22,24 +36,40 @@ from webhal.ir.function import Function
 from webhal.ir.printer import short_string
 from webhal.ir.visitor import rebuild
 from webhal.passes.context import LowerContext
-from webhal.passes.schedule_functions import region_max, region_min
+from webhal.passes.schedule_functions import loop_var, region_max, region_min
 from webhal.passes.simplify import simplify_expr
 
 
 def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     regions: set[str] = set()  # the names of the region lets made so far
+    # where the consume part of each Func reads it, beyond its region (the storage's share)
+    reads: dict[str, Box] = {}
+    pure = _pure_regions(ctx)
 
     def go(n):
         if not isinstance(n, st.Stmt):
             return n
         n = rebuild(n, go)
         if isinstance(n, st.Block):
-            return _define_regions(n, ctx, regions)
+            return _define_regions(n, ctx, regions, reads, pure)
         if isinstance(n, st.Realize):
             lets, body = _peel(n.body, regions)
-            return _wrap(lets, _size_realization(n, lets, body, ctx))
+            return _wrap(lets, _size_realization(n, lets, body, ctx, reads.pop(n.name, None)))
         return n
     return go(s)
+
+
+def _pure_regions(ctx: LowerContext) -> PureRegions:
+    """The loop variable of each stage's pure Var, with its Func's region lets."""
+    found = {}
+    for fn in ctx.functions:
+        if ctx.is_inlined(fn):
+            continue
+        for si in range(len(fn.definitions)):
+            for arg in fn.pure_args:
+                found[loop_var(fn, si, arg)] = (region_min(fn, arg), region_max(fn, arg),
+                                                f"{fn.name}.s{si}.")
+    return found
 
 
 def _peel(s: st.Stmt, regions: set[str]) -> tuple[list[tuple[str, ir.Expr]], st.Stmt]:
@@ -57,7 +87,8 @@ def _wrap(lets: list[tuple[str, ir.Expr]], s: st.Stmt) -> st.Stmt:
     return s
 
 
-def _define_regions(b: st.Block, ctx: LowerContext, regions: set[str]) -> st.Stmt:
+def _define_regions(b: st.Block, ctx: LowerContext, regions: set[str], reads: dict[str, Box],
+                    pure: PureRegions) -> st.Stmt:
     stmts = list(b.stmts)
     for i in range(len(stmts) - 1):
         p, c = stmts[i], stmts[i + 1]
@@ -68,7 +99,7 @@ def _define_regions(b: st.Block, ctx: LowerContext, regions: set[str]) -> st.Stm
             # which names them
             hoisted, consume = _peel(c.body, regions)
             c = st.ProducerConsumer(c.name, c.is_producer, consume)
-            region = _region(fn, p.body, c.body, ctx)
+            region = _region(fn, p.body, c.body, ctx, reads, pure)
             own = []
             for arg, iv in zip(fn.pure_args, region):
                 own += [(region_min(fn, arg), iv.min), (region_max(fn, arg), iv.max)]
@@ -78,7 +109,8 @@ def _define_regions(b: st.Block, ctx: LowerContext, regions: set[str]) -> st.Stm
     return b
 
 
-def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext) -> Box:
+def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext,
+            reads: dict[str, Box], pure: PureRegions) -> Box:
     if ctx.is_output(fn):
         region = []
         for i, _ in enumerate(fn.pure_args):
@@ -86,7 +118,15 @@ def _region(fn: Function, produce: st.Stmt, consume: st.Stmt, ctx: LowerContext)
             hi = ops.sub(ops.add(lo, ops.var(f"{fn.name}.extent.{i}")), ops.const(1))
             region.append(Interval(lo, hi))
         return _explicit_bounds(fn, region)
-    required = boxes_required(consume, {fn.name}).get(fn.name)
+    found, narrowed = boxes_required_over_regions(consume, {fn.name}, pure)
+    required = found.get(fn.name)
+    if narrowed and required is not None:
+        # what the consumers' loops read, beyond their regions too: the storage covers it
+        read = boxes_required(consume, {fn.name}).get(fn.name)
+        if read is not None:
+            earlier = reads.get(fn.name)  # (computed at another site too)
+            reads[fn.name] = read if earlier is None else \
+                [a.union(b) for a, b in zip(earlier, read)]
     if required is None:  # computed but never read here: an empty region
         required = [Interval(ops.const(0), ops.const(-1)) for _ in fn.pure_args]
     if fn.updates:
@@ -135,9 +175,10 @@ def _explicit_bounds(fn: Function, region: Box) -> Box:
 
 
 def _size_realization(r: st.Realize, lets: list[tuple[str, ir.Expr]], body: st.Stmt,
-                      ctx: LowerContext) -> st.Stmt:
+                      ctx: LowerContext, read: Box | None) -> st.Stmt:
     """r around body (its own body less the region `lets` above it), sized to what body reads
-    and writes of it."""
+    and writes of it; `read`, where given, is where its consume part reads it (beyond its
+    region)."""
     fn = ctx.function(r.name)
     # its own region by value, so that what its producer writes and its consumers read, written
     # alike, merge; where the union is that region, it is named again
@@ -151,8 +192,9 @@ def _size_realization(r: st.Realize, lets: list[tuple[str, ir.Expr]], body: st.S
     # stands for the consume part, which for a Func computed at the root is all the rest of
     # the pipeline: visited for each Func, quadratic, and the union of every read written out
     # (unless bound() set the region, which the reads might exceed).
-    regions = None if fn.schedule.bounds else \
-        {fn.name: [(region_min(fn, a), region_max(fn, a)) for a in fn.pure_args]}
+    # Where its consumers' loops overshoot their regions, they read beyond its region: `read`.
+    regions = None if fn.schedule.bounds else {fn.name: read or [
+        Interval(ops.var(region_min(fn, a)), ops.var(region_max(fn, a))) for a in fn.pure_args]}
     box = boxes_touched(body, {r.name}, scope, regions).get(r.name)
     if box is None:
         box = [Interval(ops.const(0), ops.const(0)) for _ in fn.pure_args]

@@ -237,61 +237,38 @@ blur_u16:
 	local.tee	14
 	local.get	13
 	i32.sub 
+	local.tee	3
+	i32.const	-8
+	i32.and 
 	local.tee	15
+	local.get	3
 	i32.const	-7
 	i32.add 
 	local.tee	3
-	i32.const	31
-	i32.shr_s
+	local.get	15
 	local.get	3
-	i32.and 
-	local.tee	16
+	i32.lt_s
+	i32.select
 	local.get	13
 	i32.add 
-	local.tee	17
-	local.get	15
-	i32.const	-8
-	i32.and 
-	local.tee	15
-	local.get	3
-	local.get	15
-	local.get	3
-	i32.lt_s
-	i32.select
-	local.tee	18
-	local.get	16
-	i32.sub 
-	local.tee	3
-	i32.const	15
-	i32.add 
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	15
-	local.get	3
-	local.get	15
-	local.get	3
-	i32.lt_s
-	i32.select
-	i32.add 
+	local.tee	16
 	i32.const	9
 	i32.add 
-	local.tee	15
+	local.tee	17
 	local.get	3
 	i32.const	31
 	i32.shr_s
 	local.get	3
 	i32.and 
-	local.get	17
+	local.get	13
 	i32.add 
-	local.tee	3
+	local.tee	15
 	i32.lt_s
 	br_if   	0
-	local.get	3
+	local.get	15
 	local.get	7
 	i32.lt_s
-	local.get	15
+	local.get	17
 	local.get	7
 	local.get	6
 	i32.const	4
@@ -300,7 +277,7 @@ blur_u16:
 	i32.add 
 	i32.const	-1
 	i32.add 
-	local.tee	6
+	local.tee	3
 	i32.gt_s
 	i32.or  
 	i32.eqz
@@ -308,10 +285,10 @@ blur_u16:
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	0
-	local.get	3
 	local.get	15
+	local.get	17
 	local.get	7
-	local.get	6
+	local.get	3
 	call	halide_error_access_out_of_bounds
 	local.set	0
 	br      	1
@@ -329,26 +306,26 @@ blur_u16:
 	local.tee	3
 	i32.const	8
 	i32.add 
-	local.tee	16
+	local.tee	17
 	i32.const	-8
 	i32.and 
 	i32.const	-8
 	i32.add 
-	local.tee	15
+	local.tee	11
 	local.get	3
 	i32.const	-7
 	i32.add 
 	local.tee	3
-	local.get	15
+	local.get	11
 	local.get	3
 	i32.lt_s
 	i32.select
 	local.get	0
 	i32.add 
-	local.tee	15
+	local.tee	11
 	i32.const	9
 	i32.add 
-	local.tee	11
+	local.tee	18
 	local.get	3
 	i32.const	31
 	i32.shr_s
@@ -362,7 +339,7 @@ blur_u16:
 	local.get	3
 	local.get	10
 	i32.lt_s
-	local.get	11
+	local.get	18
 	local.get	10
 	local.get	9
 	i32.add 
@@ -377,7 +354,7 @@ blur_u16:
 	i32.const	.L.str.5
 	i32.const	1
 	local.get	3
-	local.get	11
+	local.get	18
 	local.get	10
 	local.get	9
 	call	halide_error_access_out_of_bounds
@@ -386,19 +363,17 @@ blur_u16:
 .LBB0_26:
 	end_block
 	block   	
-	local.get	13
-	local.get	18
-	i32.add 
+	local.get	16
 	i32.const	7
 	i32.add 
-	local.tee	11
-	local.get	17
+	local.tee	16
+	local.get	15
 	i32.lt_s
 	br_if   	0
-	local.get	17
+	local.get	15
 	local.get	13
 	i32.lt_s
-	local.get	11
+	local.get	16
 	local.get	14
 	i32.gt_s
 	i32.or  
@@ -407,8 +382,8 @@ blur_u16:
 	i32.const	0
 	i32.const	.L.str.6
 	i32.const	0
-	local.get	17
-	local.get	11
+	local.get	15
+	local.get	16
 	local.get	13
 	local.get	14
 	call	halide_error_access_out_of_bounds
@@ -417,17 +392,17 @@ blur_u16:
 .LBB0_29:
 	end_block
 	block   	
-	local.get	15
+	local.get	11
 	i32.const	7
 	i32.add 
-	local.tee	17
+	local.tee	15
 	local.get	3
 	i32.lt_s
 	br_if   	0
 	local.get	3
 	local.get	0
 	i32.lt_s
-	local.get	17
+	local.get	15
 	local.get	6
 	i32.gt_s
 	i32.or  
@@ -437,7 +412,7 @@ blur_u16:
 	i32.const	.L.str.6
 	i32.const	1
 	local.get	3
-	local.get	17
+	local.get	15
 	local.get	0
 	local.get	6
 	call	halide_error_access_out_of_bounds
@@ -478,7 +453,7 @@ blur_u16:
 	i32.const	0
 	i32.const	blur_u16.par_for.1
 	i32.const	0
-	local.get	16
+	local.get	17
 	i32.const	3
 	i32.shr_s
 	local.get	2
@@ -511,7 +486,7 @@ blur_u16:
 	.type	blur_u16.par_for.1,@function
 blur_u16.par_for.1:
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128
 	global.get	__stack_pointer
 	local.tee	3
 	local.set	4
@@ -526,168 +501,119 @@ blur_u16.par_for.1:
 	local.tee	5
 	i32.sub 
 	local.tee	6
-	i32.const	-7
-	i32.add 
-	local.tee	7
-	i32.const	31
-	i32.shr_s
-	local.get	7
-	i32.and 
-	local.tee	8
-	local.get	5
-	i32.add 
-	local.tee	9
-	local.get	6
 	i32.const	8
 	i32.add 
-	local.tee	10
-	i32.const	-8
-	i32.and 
-	i32.const	-8
-	i32.add 
-	local.tee	6
-	local.get	7
-	local.get	6
-	local.get	7
-	i32.lt_s
-	i32.select
-	local.tee	11
-	local.get	8
-	i32.sub 
-	local.tee	6
-	i32.const	15
-	i32.add 
+	local.tee	7
 	i32.const	-8
 	i32.and 
 	i32.const	-8
 	i32.add 
 	local.tee	8
 	local.get	6
+	i32.const	-7
+	i32.add 
+	local.tee	6
 	local.get	8
 	local.get	6
 	i32.lt_s
 	i32.select
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	12
-	local.get	5
-	local.get	11
-	i32.add 
-	i32.const	7
-	i32.add 
-	local.tee	8
-	local.get	12
-	local.get	8
-	i32.gt_s
-	i32.select
-	local.tee	13
+	local.tee	9
 	local.get	6
 	i32.const	31
 	i32.shr_s
 	local.get	6
 	i32.and 
-	local.get	9
-	i32.add 
-	local.tee	6
-	local.get	9
-	local.get	6
-	local.get	9
-	i32.lt_s
-	i32.select
-	local.tee	14
+	local.tee	10
 	i32.sub 
-	i32.const	1
+	i32.const	8
 	i32.add 
-	local.tee	15
+	local.tee	11
 	i32.const	10
 	i32.mul 
-	local.tee	16
+	local.tee	12
 	i32.const	1
-	local.get	16
+	local.get	12
 	i32.const	1
 	i32.gt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.set	11
+	local.set	13
 	local.get	2
 	i32.const	8
 	i32.add 
 	i32.load	0
-	local.set	6
+	local.set	8
 	local.get	2
 	i32.const	20
 	i32.add 
 	i32.load	0
-	local.set	12
+	local.set	14
 	local.get	2
 	i32.const	36
 	i32.add 
 	i32.load	0
-	local.set	17
+	local.set	15
 	local.get	2
 	i32.const	32
 	i32.add 
 	i32.load	0
-	local.set	18
+	local.set	16
 	local.get	2
 	i32.const	28
 	i32.add 
 	i32.load	0
-	local.set	19
+	local.set	17
 	local.get	2
 	i32.const	24
 	i32.add 
 	i32.load	0
-	local.set	20
+	local.set	18
 	local.get	2
 	i32.const	12
 	i32.add 
 	i32.load	0
-	local.set	21
+	local.set	19
 	local.get	2
 	i32.load	0
-	local.set	22
+	local.set	20
 	local.get	3
-	local.set	23
+	local.set	21
 	block   	
 	block   	
 	block   	
-	local.get	16
+	local.get	12
 	i32.const	8192
 	i32.gt_s
 	br_if   	0
 	local.get	3
-	local.get	11
+	local.get	13
 	i32.const	15
 	i32.add 
 	i32.const	-16
 	i32.and 
 	i32.sub 
-	local.tee	24
+	local.tee	22
 	global.set	__stack_pointer
 	br      	1
 .LBB1_2:
 	end_block
 	local.get	0
-	local.get	11
+	local.get	13
 	call	halide_malloc
-	local.tee	24
+	local.tee	22
 	i32.eqz
 	br_if   	1
 .LBB1_3:
 	end_block
-	local.get	10
-	i32.const	3
-	i32.shr_s
-	local.set	25
+	i32.const	0
+	local.set	23
 	local.get	1
 	i32.const	3
 	i32.shl 
 	local.tee	2
-	local.get	12
-	local.get	6
+	local.get	14
+	local.get	8
 	i32.sub 
 	i32.const	-7
 	i32.add 
@@ -696,151 +622,147 @@ blur_u16.par_for.1:
 	local.get	3
 	i32.lt_s
 	i32.select
-	local.tee	26
-	local.get	6
+	local.tee	24
+	local.get	8
 	i32.add 
-	local.tee	10
+	local.tee	14
 	i32.const	9
 	i32.add 
-	local.set	12
+	local.set	8
 	block   	
 	block   	
-	local.get	8
-	local.get	9
-	i32.sub 
-	local.tee	6
-	i32.const	8
-	i32.add 
-	local.tee	11
+	local.get	7
 	i32.const	3
 	i32.shr_s
-	local.tee	2
-	local.get	2
+	local.tee	25
+	local.get	25
 	local.get	6
-	i32.const	-7
-	i32.add 
-	local.tee	3
 	i32.const	3
 	i32.shr_s
 	i32.const	1
 	i32.add 
-	local.tee	6
+	local.tee	2
+	local.get	25
 	local.get	2
-	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	8
-	local.get	2
-	local.get	11
+	local.tee	2
+	local.get	25
+	local.get	25
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	6
-	local.get	8
-	local.get	6
+	local.tee	26
+	local.get	2
+	local.get	26
 	i32.gt_s
 	i32.select
 	local.tee	1
 	i32.le_s
 	br_if   	0
-	local.get	24
-	local.get	9
-	local.get	6
-	i32.const	3
+	local.get	2
+	i32.const	0
+	i32.gt_s
+	local.set	23
+	local.get	22
+	local.get	26
+	i32.const	4
 	i32.shl 
-	i32.add 
-	local.tee	11
-	local.get	14
-	i32.sub 
+	local.tee	3
+	local.get	10
 	i32.const	1
 	i32.shl 
+	i32.sub 
 	i32.add 
-	local.set	27
-	local.get	20
-	local.get	17
-	local.get	10
+	local.set	7
 	local.get	18
+	local.get	15
+	local.get	14
+	local.get	16
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.get	11
-	local.get	19
-	i32.sub 
+	local.get	3
+	i32.add 
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
+	local.get	17
+	i32.const	1
+	i32.shl 
+	i32.sub 
 	i32.add 
-	local.set	28
-	local.get	12
-	local.get	10
-	local.get	12
-	local.get	10
+	local.set	27
+	local.get	8
+	local.get	14
+	local.get	8
+	local.get	14
 	i32.gt_s
 	i32.select
-	local.set	29
+	local.set	28
 	local.get	1
 	i32.const	3
 	i32.shl 
-	local.set	30
-	local.get	2
+	local.set	29
+	local.get	25
 	local.get	1
 	i32.sub 
+	local.set	30
+	local.get	11
+	i32.const	1
+	i32.shl 
 	local.set	31
-	local.get	17
+	local.get	15
 	i32.const	1
 	i32.shl 
 	local.set	32
-	local.get	15
+	local.get	1
+	local.get	26
+	i32.sub 
+	local.set	33
+	local.get	18
+	local.get	5
+	local.get	17
+	i32.sub 
 	i32.const	1
 	i32.shl 
-	local.set	33
-	local.get	1
-	local.get	6
-	i32.sub 
-	local.set	34
-	local.get	8
+	i32.add 
+	local.set	18
+	local.get	2
 	i32.const	0
 	i32.gt_s
-	local.set	35
-	local.get	10
-	local.set	1
+	local.set	34
+	local.get	14
+	local.set	17
 .LBB1_5:
 	loop    	
-	local.get	1
-	local.get	18
-	i32.sub 
 	local.get	17
+	local.get	14
+	i32.sub 
+	local.get	11
 	i32.mul 
-	local.set	12
-	block   	
-	block   	
-	local.get	35
-	br_if   	0
-	local.get	1
-	local.get	10
+	local.set	5
+	local.get	17
+	local.get	16
 	i32.sub 
 	local.get	15
 	i32.mul 
-	local.set	11
-	br      	1
-.LBB1_7:
-	end_block
-	local.get	1
-	local.get	10
-	i32.sub 
-	local.get	15
-	i32.mul 
-	local.set	11
-	local.get	28
-	local.set	2
-	local.get	27
-	local.set	6
-	local.get	34
+	local.set	13
+	local.get	7
 	local.set	8
-.LBB1_8:
+	local.get	27
+	local.set	2
+	local.get	33
+	local.set	3
+	block   	
+	local.get	34
+	i32.eqz
+	br_if   	0
+.LBB1_6:
 	loop    	
-	local.get	6
+	local.get	8
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -853,99 +775,95 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	36
+	local.tee	35
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	37
+	local.tee	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	36
+	local.get	35
 	i32x4.extend_high_i16x8_u
-	local.get	37
+	local.get	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
+	local.get	8
+	i32.const	16
+	i32.add 
+	local.set	8
 	local.get	2
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	6
-	i32.const	16
-	i32.add 
-	local.set	6
-	local.get	8
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	8
+	local.tee	3
 	br_if   	0
-.LBB1_9:
+.LBB1_7:
 	end_loop
 	end_block
-	local.get	24
-	local.get	11
+	local.get	18
+	local.get	13
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	11
-	local.get	20
-	local.get	12
+	local.set	13
+	local.get	22
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	12
-	local.get	30
+	local.set	5
+	local.get	29
 	local.set	2
-	local.get	31
-	local.set	8
-.LBB1_10:
+	local.get	30
+	local.set	3
+.LBB1_8:
 	loop    	
-	local.get	11
+	local.get	5
 	local.get	2
-	local.get	3
+	local.get	6
 	local.get	2
-	local.get	3
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.get	9
-	i32.add 
-	local.tee	6
-	local.get	14
+	local.tee	8
+	local.get	10
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	12
-	local.get	6
-	local.get	19
-	i32.sub 
+	local.get	13
+	local.get	8
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	6
+	local.tee	8
 	i32.const	2
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	6
+	local.get	8
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	6
+	local.get	8
 	i32.const	4
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	36
+	local.tee	35
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	37
+	local.tee	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	36
+	local.get	35
 	i32x4.extend_high_i16x8_u
-	local.get	37
+	local.get	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -955,98 +873,100 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	8
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	8
+	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	28
+	local.get	7
+	local.get	31
+	i32.add 
+	local.set	7
+	local.get	27
 	local.get	32
 	i32.add 
-	local.set	28
-	local.get	27
-	local.get	33
-	i32.add 
 	local.set	27
-	local.get	1
-	local.get	29
+	local.get	17
+	local.get	28
 	i32.eq  
 	local.set	2
-	local.get	1
+	local.get	17
 	i32.const	1
 	i32.add 
-	local.set	1
+	local.set	17
 	local.get	2
 	i32.eqz
 	br_if   	0
 	br      	2
-.LBB1_12:
+.LBB1_10:
 	end_loop
 	end_block
-	local.get	8
+	local.get	2
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	24
-	local.get	9
-	local.get	6
-	i32.const	3
+	local.get	22
+	local.get	26
+	i32.const	4
 	i32.shl 
-	i32.add 
 	local.tee	2
-	local.get	14
-	i32.sub 
+	local.get	10
 	i32.const	1
 	i32.shl 
+	i32.sub 
 	i32.add 
-	local.set	3
-	local.get	20
-	local.get	17
-	local.get	10
+	local.set	13
 	local.get	18
+	local.get	15
+	local.get	14
+	local.get	16
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
-	local.get	19
-	i32.sub 
+	i32.add 
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	i32.add 
-	local.set	11
-	local.get	12
-	local.get	10
-	local.get	12
-	local.get	10
-	i32.gt_s
-	i32.select
-	local.set	12
 	local.get	17
 	i32.const	1
 	i32.shl 
-	local.set	9
+	i32.sub 
+	i32.add 
+	local.set	5
+	local.get	8
+	local.get	14
+	local.get	8
+	local.get	14
+	i32.gt_s
+	i32.select
+	local.set	17
+	local.get	11
+	i32.const	1
+	i32.shl 
+	local.set	7
 	local.get	15
 	i32.const	1
 	i32.shl 
-	local.set	19
+	local.set	27
 	local.get	1
-	local.get	6
+	local.get	26
 	i32.sub 
-	local.set	1
-.LBB1_14:
+	local.set	15
+.LBB1_12:
 	loop    	
-	local.get	11
-	local.set	2
-	local.get	3
-	local.set	6
-	local.get	1
+	local.get	13
 	local.set	8
-.LBB1_15:
+	local.get	5
+	local.set	2
+	local.get	15
+	local.set	3
+.LBB1_13:
 	loop    	
-	local.get	6
+	local.get	8
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -1059,203 +979,163 @@ blur_u16.par_for.1:
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.tee	36
+	local.tee	35
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	37
+	local.tee	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	36
+	local.get	35
 	i32x4.extend_high_i16x8_u
-	local.get	37
+	local.get	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
+	local.get	8
+	i32.const	16
+	i32.add 
+	local.set	8
 	local.get	2
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	6
-	i32.const	16
-	i32.add 
-	local.set	6
-	local.get	8
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	8
+	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	11
-	local.get	9
+	local.get	13
+	local.get	7
 	i32.add 
-	local.set	11
-	local.get	3
-	local.get	19
+	local.set	13
+	local.get	5
+	local.get	27
 	i32.add 
-	local.set	3
-	local.get	10
-	local.get	12
+	local.set	5
+	i32.const	1
+	local.set	23
+	local.get	14
+	local.get	17
 	i32.eq  
 	local.set	2
-	local.get	10
+	local.get	14
 	i32.const	1
 	i32.add 
-	local.set	10
+	local.set	14
 	local.get	2
 	i32.eqz
 	br_if   	0
-.LBB1_17:
+.LBB1_15:
 	end_loop
 	end_block
-	local.get	25
-	local.get	25
-	local.get	7
-	i32.const	3
-	i32.shr_s
-	i32.const	1
-	i32.add 
-	local.tee	2
-	local.get	25
-	local.get	2
-	i32.lt_s
-	i32.select
-	local.tee	18
-	local.get	25
-	i32.const	31
-	i32.shr_s
-	local.get	25
-	i32.and 
-	local.tee	2
-	local.get	18
-	local.get	2
-	i32.gt_s
-	i32.select
-	local.tee	17
-	i32.sub 
-	local.set	31
-	local.get	17
-	i32.const	3
-	i32.shl 
-	local.set	32
-	local.get	17
-	local.get	2
-	i32.sub 
-	local.set	20
 	local.get	22
-	local.get	21
 	local.get	26
+	i32.const	4
+	i32.shl 
+	local.tee	2
+	local.get	10
+	i32.const	1
+	i32.shl 
+	i32.sub 
+	i32.add 
+	local.set	7
+	local.get	20
+	local.get	19
+	local.get	24
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
-	i32.const	4
-	i32.shl 
-	local.tee	2
 	i32.add 
 	i32.add 
-	local.set	19
-	local.get	24
+	local.set	27
 	local.get	2
-	local.get	5
+	local.get	9
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	6
-	local.get	14
-	i32.const	1
-	i32.shl 
-	i32.sub 
-	i32.add 
-	local.set	1
-	local.get	2
-	local.get	5
-	local.get	13
-	i32.add 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.get	14
+	local.get	10
 	i32.const	2
 	i32.shl 
 	i32.sub 
-	local.get	24
+	local.get	22
 	i32.add 
-	i32.const	2
+	i32.const	16
 	i32.add 
-	local.set	10
-	local.get	6
-	local.get	13
+	local.set	15
+	local.get	2
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	14
+	local.get	10
 	i32.const	6
 	i32.mul 
 	i32.sub 
-	local.get	24
+	local.get	22
 	i32.add 
-	i32.const	4
+	i32.const	32
 	i32.add 
-	local.set	27
-	local.get	21
-	i32.const	1
+	local.set	16
+	local.get	25
+	local.get	1
+	i32.sub 
+	local.set	31
+	local.get	1
+	i32.const	3
 	i32.shl 
-	local.set	29
-	local.get	15
+	local.set	32
+	local.get	11
 	i32.const	1
 	i32.shl 
 	local.set	28
-	local.get	24
-	local.get	5
-	local.get	14
-	i32.sub 
+	local.get	19
 	i32.const	1
 	i32.shl 
-	i32.add 
-	local.set	14
+	local.set	29
 	i32.const	0
-	local.set	9
-.LBB1_18:
+	local.set	14
+.LBB1_16:
 	loop    	
-	local.get	20
-	local.set	11
-	local.get	19
+	local.get	7
 	local.set	2
-	local.get	27
-	local.set	6
-	local.get	10
+	local.get	15
 	local.set	8
-	local.get	1
+	local.get	16
 	local.set	3
+	local.get	27
+	local.set	13
+	local.get	26
+	local.set	5
 	block   	
-	local.get	18
-	i32.const	1
-	i32.lt_s
+	local.get	23
+	i32.eqz
 	br_if   	0
-.LBB1_19:
+.LBB1_17:
 	loop    	
-	local.get	2
+	local.get	13
 	local.get	8
 	v128.load	0:p2align=1
+	local.get	2
+	v128.load	0:p2align=1
+	i16x8.add
 	local.get	3
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	6
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	36
+	local.tee	35
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	37
+	local.tee	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	36
+	local.get	35
 	i32x4.extend_high_i16x8_u
-	local.get	37
+	local.get	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -1265,10 +1145,6 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	6
-	i32.const	16
-	i32.add 
-	local.set	6
 	local.get	8
 	i32.const	16
 	i32.add 
@@ -1277,104 +1153,114 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	3
-	local.get	11
-	i32.const	-1
+	local.get	13
+	i32.const	16
 	i32.add 
-	local.tee	11
+	local.set	13
+	local.get	5
+	i32.const	1
+	i32.add 
+	local.tee	5
+	local.get	1
+	i32.lt_s
 	br_if   	0
-.LBB1_20:
+.LBB1_18:
 	end_loop
 	end_block
 	block   	
 	block   	
 	local.get	25
-	local.get	17
+	local.get	1
 	i32.gt_s
 	br_if   	0
-	local.get	9
+	local.get	14
 	i32.const	1
 	i32.add 
-	local.set	9
+	local.set	14
 	br      	1
-.LBB1_22:
+.LBB1_20:
 	end_block
-	local.get	22
-	local.get	9
-	local.get	26
+	local.get	20
+	local.get	14
+	local.get	24
 	i32.add 
-	local.get	21
+	local.get	19
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	3
-	local.get	9
-	local.get	15
+	local.set	13
+	local.get	14
+	local.get	11
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	11
-	local.get	9
+	local.set	5
+	local.get	14
 	i32.const	1
 	i32.add 
 	local.tee	30
-	local.get	15
+	local.get	11
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	12
-	local.get	9
+	local.set	17
+	local.get	14
 	i32.const	2
 	i32.add 
-	local.get	15
+	local.get	11
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	9
+	local.set	14
 	local.get	31
-	local.set	8
+	local.set	3
 	local.get	32
 	local.set	2
-.LBB1_23:
+.LBB1_21:
 	loop    	
-	local.get	3
+	local.get	13
 	local.get	2
-	local.get	7
+	local.get	6
 	local.get	2
-	local.get	7
+	local.get	6
 	i32.lt_s
 	i32.select
+	local.tee	8
 	i32.const	1
 	i32.shl 
-	local.tee	6
 	i32.add 
+	local.get	22
+	local.get	8
+	local.get	10
+	i32.sub 
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.tee	8
+	local.get	17
+	i32.add 
+	v128.load	0:p2align=1
+	local.get	8
+	local.get	5
+	i32.add 
+	v128.load	0:p2align=1
+	i16x8.add
+	local.get	8
 	local.get	14
-	local.get	6
-	i32.add 
-	local.tee	6
-	local.get	12
-	i32.add 
-	v128.load	0:p2align=1
-	local.get	6
-	local.get	11
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	6
-	local.get	9
-	i32.add 
-	v128.load	0:p2align=1
-	i16x8.add
-	local.tee	36
+	local.tee	35
 	i32x4.extend_low_i16x8_u
 	v128.const	43691, 43691, 43691, 43691
-	local.tee	37
+	local.tee	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
-	local.get	36
+	local.get	35
 	i32x4.extend_high_i16x8_u
-	local.get	37
+	local.get	36
 	i32x4.mul
 	i32.const	17
 	i32x4.shr_u
@@ -1384,54 +1270,54 @@ blur_u16.par_for.1:
 	i32.const	8
 	i32.add 
 	local.set	2
-	local.get	8
+	local.get	3
 	i32.const	-1
 	i32.add 
-	local.tee	8
+	local.tee	3
 	br_if   	0
 	end_loop
 	local.get	30
-	local.set	9
-.LBB1_25:
+	local.set	14
+.LBB1_23:
 	end_block
-	local.get	19
+	local.get	7
+	local.get	28
+	i32.add 
+	local.set	7
+	local.get	15
+	local.get	28
+	i32.add 
+	local.set	15
+	local.get	16
+	local.get	28
+	i32.add 
+	local.set	16
+	local.get	27
 	local.get	29
 	i32.add 
-	local.set	19
-	local.get	27
-	local.get	28
-	i32.add 
 	local.set	27
-	local.get	10
-	local.get	28
-	i32.add 
-	local.set	10
-	local.get	1
-	local.get	28
-	i32.add 
-	local.set	1
-	local.get	9
+	local.get	14
 	i32.const	8
 	i32.ne  
 	br_if   	0
 	end_loop
 	block   	
-	local.get	16
+	local.get	12
 	i32.const	8192
 	i32.le_s
 	br_if   	0
 	local.get	0
-	local.get	24
+	local.get	22
 	call	halide_free
-.LBB1_28:
+.LBB1_26:
 	end_block
-	local.get	23
+	local.get	21
 	drop
 	local.get	4
 	global.set	__stack_pointer
 	i32.const	0
 	return
-.LBB1_29:
+.LBB1_27:
 	end_block
 	local.get	0
 	call	halide_error_out_of_memory

@@ -49,7 +49,7 @@ fn hl_atan2_f32(y: f32, x: f32) -> f32 {
 
 @group(0) @binding(2) var<storage, read> b_2: array<u32>;
 
-struct kernel_0_blur_x_args { v_blur_x_extent_0: i32, v_blur_x_min_0: i32, v_blur_x_min_1: i32, v_blur_x_x_max: i32, v_blur_x_x_min: i32, v_blur_x_y_max: i32, v_blur_x_y_min: i32, v_image_min_0: i32, v_image_min_1: i32, v_image_stride_1: i32 }
+struct kernel_0_blur_x_args { v_blur_x_extent_0: i32, v_blur_x_min_0: i32, v_blur_x_min_1: i32, v_blur_x_y_max: i32, v_blur_y_min_0: i32, v_blur_y_min_1: i32, v_blur_y_x_max: i32, v_image_min_0: i32, v_image_min_1: i32, v_image_stride_1: i32 }
 
 @group(0) @binding(3) var<uniform> kernel_0_blur_x_a: kernel_0_blur_x_args;
 
@@ -65,15 +65,15 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_blur_x_s0_y_yo = 0i + i32(wg_id.y);
   let v_blur_x_s0_x_x_xi = 0i + i32(local_id.x);
   let v_blur_x_s0_y_yi = 0i + i32(local_id.y);
-  let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_a.v_blur_x_y_max - kernel_0_blur_x_a.v_blur_x_y_min) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_a.v_blur_x_y_min);
-  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
-  let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1));
+  let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_a.v_blur_x_y_max - kernel_0_blur_x_a.v_blur_y_min_1) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_a.v_blur_y_min_1);
+  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
+  let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_a.v_blur_y_min_0) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1));
   let v_t_2 = ((b_2[(v_t_1 >> 2u)] >> (u32((v_t_1 & 3i)) * 8u)) & 255u);
   let v_index_23 = (v_t_1 + 1i);
   let v_t_3 = ((b_2[(v_index_23 >> 2u)] >> (u32((v_index_23 & 3i)) * 8u)) & 255u);
   let v_t_4 = v_t_2;
   let v_t_5 = v_t_3;
-  let v_t_6 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 1i);
+  let v_t_6 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_a.v_blur_y_min_0) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 1i);
   let v_t_7 = ((b_2[(v_t_6 >> 2u)] >> (u32((v_t_6 & 3i)) * 8u)) & 255u);
   let v_index_24 = (v_t_6 + 1i);
   let v_t_8 = ((b_2[(v_index_24 >> 2u)] >> (u32((v_index_24 & 3i)) * 8u)) & 255u);
@@ -81,7 +81,7 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_t_10 = v_t_8;
   let v_t_11 = ((v_t_4 + v_t_9) & 65535u);
   let v_t_12 = ((v_t_5 + v_t_10) & 65535u);
-  let v_t_13 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 2i);
+  let v_t_13 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_a.v_blur_y_min_0) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1)) + 2i);
   let v_t_14 = ((b_2[(v_t_13 >> 2u)] >> (u32((v_t_13 & 3i)) * 8u)) & 255u);
   let v_index_25 = (v_t_13 + 1i);
   let v_t_15 = ((b_2[(v_index_25 >> 2u)] >> (u32((v_index_25 & 3i)) * 8u)) & 255u);
@@ -91,7 +91,7 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_t_19 = ((v_t_12 + v_t_17) & 65535u);
   let v_t_20 = hl_div_u32(v_t_18, 3u);
   let v_t_21 = hl_div_u32(v_t_19, 3u);
-  let v_t_22 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_x_x_max - kernel_0_blur_x_a.v_blur_x_x_min) - 1i)) + kernel_0_blur_x_a.v_blur_x_x_min) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
+  let v_t_22 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_a.v_blur_y_min_0) - kernel_0_blur_x_a.v_blur_x_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_blur_x_min_1) * kernel_0_blur_x_a.v_blur_x_extent_0));
   let v_word_26 = (v_t_22 >> 1u);
   if (((v_t_22 & 1i) == 0i)) {
     atomicStore(&b_0[v_word_26], (v_t_20 | (v_t_21 << 16u)));
