@@ -17,12 +17,19 @@ export const ARRAYS = Object.freeze({
   float64: Float64Array,
 });
 
+// (Parsed once per type name: runs ask for it per buffer.)
+const PARSED = new Map();
+
 export function parseType(name) {
+  let type = PARSED.get(name);
+  if (type) return type;
   const m = /^(bool|int|uint|float)(\d*)$/.exec(name);
   if (!m || !(name in ARRAYS)) throw new TypeError(`webhal: no JavaScript type for ${name}`);
-  if (m[1] === 'bool') return { code: 'uint', bits: 1, bytes: 1 };
-  const bits = Number(m[2]);
-  return { code: m[1], bits, bytes: bits / 8 };
+  const bits = m[1] === 'bool' ? 1 : Number(m[2]);
+  type = Object.freeze(m[1] === 'bool' ? { code: 'uint', bits, bytes: 1 }
+    : { code: m[1], bits, bytes: bits / 8 });
+  PARSED.set(name, type);
+  return type;
 }
 
 // The shape an argument takes, in words: its axes ("[c, x, y]"), fixed extents as numbers.

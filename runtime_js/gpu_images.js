@@ -8,7 +8,9 @@
 // output may name a GPUCanvasContext or a GPUTexture: the pipeline writes a GPUBuffer, and a
 // compute kernel packs the output's layout into the texture (a store into a storage texture,
 // or bytes into 256-byte rows copied in), or a render pass where neither is allowed. Nothing
-// is read back.
+// is read back. The unpack and pack kernels are recorded into the run's own command encoder, so
+// that a run from textures to textures is one submission; only the first run to see a texture
+// or canvas submits them apart, to wait for WebGPU's verdict on it.
 //
 // Layouts are runtime_js/image_data.js's: a 2-D input is grey [x, y], a 3-D one planar
 // [x, y, c] or interleaved [c, x, y]. On the GPU, 8- and 16-bit elements are packed in 32-bit
@@ -335,6 +337,41 @@ fn fragment(@builtin(position) at: vec4<f32>) -> @location(0) vec4<f32> {
 
 // -- the runtime ---------------------------------------------------------------------------------
 
+// Whether `value` is a GPUBuffer (webgpu.js's isGpuBuffer, by shape).
+const isBuffer = (value) => value !== null && typeof value === 'object'
+  && typeof value.mapAsync === 'function' && typeof value.usage === 'number';
+
+// A command encoder of its own, with the recorder calls of WebGPURuntime (computePass(),
+// commandEncoder()) and submit(): for image kernels submitted apart from a run.
+function ownEncoder(device, label) {
+  const encoder = device.createCommandEncoder({ label });
+  let pass = null;
+  return {
+    computePass: () => (pass ??= encoder.beginComputePass()),
+    commandEncoder: () => {
+      pass?.end();
+      pass = null;
+      return encoder;
+    },
+    submit: () => {
+      pass?.end();
+      pass = null;
+      device.queue.submit([encoder.finish()]);
+    },
+  };
+}
+
+// The unpack kernels ([pipeline, bind group, workgroups x, y]) into `recorder`'s compute pass.
+function recordUnpacks(recorder, unpacks) {
+  if (!unpacks.length) return;
+  const pass = recorder.computePass();
+  for (const [pipeline, group, gx, gy] of unpacks) {
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(gx, gy);
+  }
+}
+
 /** A wrong kind of input or output for where it was passed. */
 export class ImageKindError extends TypeError {
   constructor(message) {
@@ -357,28 +394,39 @@ export class GpuImages {
   }
 
   /**
-   * Before a run (a promise): replace image inputs and image outputs by GPUBuffers (the inputs unpacked
-   * into them on the GPU, submitted now, ahead of the pipeline's kernels). Returns null when
-   * no argument is an image; else { inputs, outputs, present }, where `present(out)` (after the
-   * pipeline's kernels are submitted) packs the outputs into their targets and puts the
-   * targets in `out`, and returns a promise that rejects if WebGPU refused any of it.
+   * Before a run: null when no argument is an image (decided at once, without a promise);
+   * else a promise of { inputs, outputs, encode, pack, present, settle } where the image
+   * inputs and outputs are replaced by GPUBuffers. Once every texture and canvas has been
+   * through a run (WebGPU's verdict on it awaited), the unpack and pack kernels go into the
+   * run's own command encoder and submission: `encode(runtime)` (after runtime.bind())
+   * records the unpack kernels, `pack(runtime)` (runtime.finish's, before its submit) the pack
+   * kernels; before that, the inputs are unpacked in a submission of their own, now, and
+   * `present(out)` (after the run is submitted) packs the outputs in another. `present(out)`
+   * puts the targets in `out` and returns a promise that rejects if WebGPU refused any of it;
+   * `settle()` (after the run's submit, or when it fails) closes the error scope of the
+   * shared submission, whose verdict a later run reports.
    */
-  async stage(where, pipeline, inputs, outputs) {
+  stage(where, pipeline, inputs, outputs) {
     const late = this.lateError;
     this.lateError = null;
     if (late) throw new Error(`${late.message} (in an earlier run)`);
     const single = pipeline._outputs.length === 1;
     const specs = single ? { [pipeline._outputs[0].name]: outputs } : outputs;
-    const images = [];
+    let images = null;
     for (const arg of pipeline._inputs) {
-      const image = inputs && typeof inputs === 'object' && arg.kind !== 'scalar'
-        ? inputImage(inputs[arg.name]) : null;
-      if (image) images.push([arg, image]);
+      const value = arg.kind !== 'scalar' && inputs && typeof inputs === 'object'
+        ? inputs[arg.name] : null;
+      // Typed arrays and GPUBuffers (the usual run) are passed over at once.
+      if (!value || (value.shape !== undefined && (ArrayBuffer.isView(value.data)
+        || isBuffer(value.data)))) continue;
+      const image = inputImage(value);
+      if (image) (images ??= []).push([arg, image]);
     }
-    const targets = [];
+    let targets = null;
     for (const arg of pipeline._outputs) {
       const data = specs?.[arg.name]?.data;
-      if (isCanvasContext(data) || isGpuTexture(data)) targets.push([arg, specs[arg.name]]);
+      if (data === undefined || ArrayBuffer.isView(data) || isBuffer(data)) continue;
+      if (isCanvasContext(data) || isGpuTexture(data)) (targets ??= []).push([arg, specs[arg.name]]);
       else if (imageSourceKind(data)) {
         throw new ImageKindError(`${where}: output ${arg.name} cannot be written to a `
           + `${imageSourceKind(data)}; an output's data may be a GPUCanvasContext (a canvas's `
@@ -386,7 +434,11 @@ export class GpuImages {
           + 'GPUBuffer, or left out for a typed array');
       }
     }
-    if (!images.length && !targets.length) return null;
+    if (!images && !targets) return null;
+    return this._stage(where, pipeline, images ?? [], targets ?? [], inputs, specs, single);
+  }
+
+  async _stage(where, pipeline, images, targets, inputs, specs, single) {
     for (const [arg, image] of images) this._checkArgument(where, pipeline, arg, imageSourceKind(image.source));
     for (const [arg, spec] of targets) {
       this._checkArgument(where, pipeline, arg, isCanvasContext(spec.data) ? 'GPUCanvasContext' : 'GPUTexture');
@@ -397,22 +449,6 @@ export class GpuImages {
       this.device = device;
     }
     await this._readVideo(images);
-    // WebGPU reports a texture it cannot use (another device's, say) as a validation error.
-    let staged;
-    let inputScope;
-    device.pushErrorScope('validation');
-    try {
-      staged = this._stageInputs(where, images, inputs);
-    } finally {
-      inputScope = device.popErrorScope();
-    }
-    const newSpecs = { ...specs };
-    const packs = [];
-    for (const [arg, spec] of targets) {
-      const { buffer, job } = this._prepareOutput(where, arg, spec);
-      newSpecs[arg.name] = { shape: spec.shape, data: buffer };
-      packs.push([arg, spec.data, job]);
-    }
     const inputNames = images.map(([a]) => a.name).join(', ');
     const targetNames = targets.map(([a]) => a.name).join(', ');
     const inputRefused = (error) => new Error(`${where}: WebGPU refused the image input `
@@ -428,11 +464,61 @@ export class GpuImages {
       ...targets.map(([, spec]) => spec.data)].filter((o) => !this.checked.has(o));
     const freshInput = fresh.some((o) => images.some(([, image]) => image.source === o));
     const freshTexture = fresh.some((o) => isGpuTexture(o) && targets.some(([, spec]) => spec.data === o));
+    // Nothing new to wait for: the image kernels join the run's submission, under one error
+    // scope (open from here to settle()).
+    const shared = !fresh.length;
+    device.pushErrorScope('validation');
+    let scope = null;
+    let open = true;
+    const close = () => {
+      if (open) {
+        open = false;
+        scope = device.popErrorScope();
+      }
+      return scope;
+    };
+    let staged;
+    let unpacks;
+    const newSpecs = { ...specs };
+    const packs = [];
+    try {
+      ({ staged, unpacks } = this._stageInputs(where, images, inputs));
+      if (!shared) {
+        const own = ownEncoder(device, 'webhal image inputs');
+        recordUnpacks(own, unpacks);
+        own.submit();
+        close();
+      }
+      for (const [arg, spec] of targets) {
+        const { buffer, job } = this._prepareOutput(where, arg, spec);
+        newSpecs[arg.name] = { shape: spec.shape, data: buffer };
+        packs.push([arg, spec.data, job]);
+      }
+    } catch (e) {
+      close();
+      throw e;
+    }
+    const inputScope = shared ? null : scope;
+    const settle = () => {
+      if (!shared || !open) return;
+      // Not awaited: the next run reports what WebGPU said.
+      close().then((error) => {
+        if (!error) return;
+        this.lateError ??= !targets.length ? inputRefused(error)
+          : !images.length ? targetRefused(error)
+            : new Error(`${where}: WebGPU refused the image input ${inputNames} or the output `
+              + `target ${targetNames}: ${error.message}`);
+      }, () => {});
+    };
     // A canvas shows the texture of getCurrentTexture() when the task that drew it ends, and
     // from then on a page can no longer read it (drawImage gives transparent pixels): a run
     // drawing only canvases resolves in the task that drew, so that its caller may still read
     // or copy them, and a canvas's refusal is reported by the next run.
     const present = async (out) => {
+      if (shared) {
+        for (const [arg, target] of packs) out[arg.name] = { data: target, shape: [...out[arg.name].shape] };
+        return;
+      }
       if (freshInput) {
         const error = await inputScope;
         if (error) throw inputRefused(error);
@@ -440,9 +526,13 @@ export class GpuImages {
       let outputScope;
       device.pushErrorScope('validation');
       try {
-        for (const [arg, target, job] of packs) {
-          job();
-          out[arg.name] = { data: target, shape: [...out[arg.name].shape] };
+        if (packs.length) {
+          const own = ownEncoder(device, 'webhal image outputs');
+          for (const [arg, target, job] of packs) {
+            job(own);
+            out[arg.name] = { data: target, shape: [...out[arg.name].shape] };
+          }
+          own.submit();
         }
       } finally {
         outputScope = device.popErrorScope();
@@ -459,8 +549,18 @@ export class GpuImages {
           if (error) this.lateError ??= error;
         }, () => {});
     };
-    return { inputs: staged, outputs: single ? newSpecs[pipeline._outputs[0].name] : newSpecs,
-      present };
+    return {
+      inputs: staged,
+      outputs: single ? newSpecs[pipeline._outputs[0].name] : newSpecs,
+      encode: (runtime) => {
+        if (shared && unpacks.length) runtime.recordImages((rt) => recordUnpacks(rt, unpacks));
+      },
+      pack: shared && packs.length ? (runtime) => {
+        for (const [, , job] of packs) job(runtime);
+      } : null,
+      present,
+      settle,
+    };
   }
 
   /** Release the buffers and textures made here (not the caller's). */
@@ -535,12 +635,13 @@ export class GpuImages {
     return p;
   }
 
+  // The image inputs copied to the GPU (copies and writes on the queue now) and their
+  // GPUBuffers in place of them; `unpacks`, the kernels that unpack them, to record.
   _stageInputs(where, images, inputs) {
-    if (!images.length) return inputs;
+    const unpacks = [];
+    if (!images.length) return { staged: inputs, unpacks };
     const staged = { ...inputs };
     const device = this.device;
-    const encoder = device.createCommandEncoder({ label: 'webhal image inputs' });
-    const pass = encoder.beginComputePass();
     for (const [arg, { source, shape: given }] of images) {
       const kind = imageSourceKind(source);
       const [w, h] = sourceSize(kind, source);
@@ -603,15 +704,12 @@ export class GpuImages {
       const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
         { binding: 0, resource }, { binding: 1, resource: { buffer: slot.buffer } },
         { binding: 2, resource: { buffer: slot.dims } }] });
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroups(gx, gy);
+      unpacks.push([pipeline, group, gx, gy]);
       staged[arg.name] = { data: slot.buffer, shape };
     }
-    pass.end();
-    device.queue.submit([encoder.finish()]);
+    // (copyExternalImageToTexture has taken the bitmaps' pixels)
     for (const [, image] of images) if (image.made) image.source.close();
-    return staged;
+    return { staged, unpacks };
   }
 
   // How video frames reach the GPU here, found on the first one: as an external texture (no
@@ -696,7 +794,9 @@ export class GpuImages {
     const device = this.device;
     const count = Array.isArray(shape) ? shape.reduce((n, e) => n * e, 1) : 0;
     const slot = this._slot(arg.name, count * TYPES[arg.type] / 8, null);
-    const job = () => {
+    // Records the pack kernel (or render pass) through `recorder` (computePass() and
+    // commandEncoder(), as WebGPURuntime's).
+    const job = (recorder) => {
       const context = isCanvasContext(spec.data) ? spec.data : null;
       let texture = spec.data;
       if (context) {
@@ -752,30 +852,26 @@ export class GpuImages {
       if (storage) entries.push({ binding: 2, resource: texture.createView() });
       if (bytes) entries.push({ binding: 2, resource: { buffer: slot.rows } });
       const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-      const encoder = device.createCommandEncoder({ label: 'webhal image outputs' });
       if (bytes) {
-        const pass = encoder.beginComputePass();
+        const pass = recorder.computePass();
         pass.setPipeline(pipeline);
         pass.setBindGroup(0, group);
         pass.dispatchWorkgroups(Math.ceil(w * bytes / 4 / 64), h);
-        pass.end();
-        encoder.copyBufferToTexture({ buffer: slot.rows, bytesPerRow: rowBytes, rowsPerImage: h },
-          { texture }, [w, h]);
+        recorder.commandEncoder().copyBufferToTexture({ buffer: slot.rows, bytesPerRow: rowBytes,
+          rowsPerImage: h }, { texture }, [w, h]);
       } else if (storage) {
-        const pass = encoder.beginComputePass();
+        const pass = recorder.computePass();
         pass.setPipeline(pipeline);
         pass.setBindGroup(0, group);
         pass.dispatchWorkgroups(Math.ceil(w / 16), Math.ceil(h / 16));
-        pass.end();
       } else {
-        const pass = encoder.beginRenderPass({ colorAttachments: [{ view: texture.createView(),
-          loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }] });
+        const pass = recorder.commandEncoder().beginRenderPass({ colorAttachments: [{
+          view: texture.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }] });
         pass.setPipeline(pipeline);
         pass.setBindGroup(0, group);
         pass.draw(3);
         pass.end();
       }
-      device.queue.submit([encoder.finish()]);
     };
     // The target's size must be known before the run, to check the output's shape.
     const target = isCanvasContext(spec.data) ? spec.data.canvas : spec.data;
@@ -804,12 +900,14 @@ export async function readImage(device, source, { type = 'uint8', dimensions = 3
   const image = { source, shape };
   try {
     await images._readVideo([[arg, image]]);
-    const { data: buffer, shape: got } = images._stageInputs(where, [[arg, image]], {}).image;
+    const { staged, unpacks } = images._stageInputs(where, [[arg, image]], {});
+    const { data: buffer, shape: got } = staged.image;
     const count = got.reduce((n, e) => n * e, 1);
     const staging = device.createBuffer({ size: buffer.size, usage: 0x1 | BUFFER.COPY_DST });
-    const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
-    device.queue.submit([encoder.finish()]);
+    const own = ownEncoder(device, 'webhal readImage');
+    recordUnpacks(own, unpacks);
+    own.commandEncoder().copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
+    own.submit();
     await staging.mapAsync(0x1);  // GPUMapMode.READ
     const data = new ARRAYS[type](count);
     new Uint8Array(data.buffer).set(new Uint8Array(staging.getMappedRange(), 0, data.byteLength));

@@ -16,6 +16,9 @@ import { GpuImages } from './gpu_images.js';
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1,
   0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
+// The webgpu runtime's bindings between runs: none.
+const NO_BUFFERS = new Map();
+
 const ERROR_NAMES = Object.fromEntries(Object.entries(ERROR_CODE).map(([k, v]) => [v, k]));
 
 /** Why a variant cannot run here, or null when it can. */
@@ -368,11 +371,16 @@ class Pipeline {
     this._gpu = gpu;
     this._reprepare = reprepare;
     this._last = Promise.resolve();
+    this._inFlight = 0;  // runs called and not yet settled
+    this._settled = () => { this._inFlight--; };
     this.variant = variant.name;
     this.target = variant.target;
     this._module = module;
     this._messages = messages;
     this._call = module.webhalCall;  // set by webhal's --pre-js (templates/emcc_pre.js.j2)
+    // Variants whose entry never suspends also have a call that returns its result at once
+    // (packages built before it have only the promise).
+    this._callNow = module.webhalCallNow ?? null;
     this._deviceArguments = new Set(variant.deviceArguments ?? []);
     this._acceptedBuffers = new WeakSet();  // GPUBuffers a run has used without an error
     this._inputs = meta.arguments.filter((a) => !a.output);
@@ -392,9 +400,12 @@ class Pipeline {
   run(inputs, outputs) {
     if (this._disposed) return Promise.reject(disposedError(`${this.meta.name}.run`));
     // One call at a time: a GPU variant reads its outputs back after the entry returns, and
-    // the next call must not rebind its buffers before that.
-    const result = this._last.then(() => this._run(inputs, outputs));
-    this._last = result.catch(() => {});
+    // the next call must not rebind its buffers before that. With none in flight, the call
+    // starts now (a turn of the microtask queue less).
+    const result = this._inFlight
+      ? this._last.then(() => this._run(inputs, outputs)) : this._run(inputs, outputs);
+    this._inFlight++;
+    this._last = result.then(this._settled, this._settled);
     return result;
   }
 
@@ -432,6 +443,7 @@ class Pipeline {
     this._reprepare = null;
     this._module = null;
     this._call = null;
+    this._callNow = null;
   }
 
   /** Whether dispose() was called. */
@@ -490,9 +502,18 @@ class Pipeline {
     const where = `${this.meta.name}.run`;
     if (this._gpu?.lost) await this._recover(where);
     // Image sources in, canvases and textures out (gpu_images.js): GPUBuffers from here on.
-    const images = await (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
-    if (images) ({ inputs, outputs } = images);
-    const values = this._check(where, inputs, outputs);
+    let images = (this._images ??= new GpuImages()).stage(where, this, inputs, outputs);
+    if (images) {
+      images = await images;
+      ({ inputs, outputs } = images);
+    }
+    let values;
+    try {
+      values = this._check(where, inputs, outputs);
+    } catch (e) {
+      images?.settle();
+      throw e;
+    }
     const m = this._module;
     const allocations = [];
     const alloc = (bytes, what) => {
@@ -519,6 +540,8 @@ class Pipeline {
       this._gpu?.bind(new Map(bound.map(([arg, value]) => [arg.name, value.data])),
         new Map(direct.map(([arg, value]) => [arg.name, value.data])));
       if (scope) this._gpu.device.pushErrorScope('validation');
+      // The image inputs' unpack kernels, first in the run's submission.
+      images?.encode(this._gpu);
       const args = [];
       const results = [];
       for (const [arg, value] of values) {
@@ -542,7 +565,7 @@ class Pipeline {
         }
       }
       this._messages.length = 0;
-      const code = await this._call(args);
+      const code = this._callNow ? this._callNow(args) : await this._call(args);
       if (code !== 0) {
         const said = this._gpu?.takeError()?.message
           ?? this._messages.join('\n').replace(/^Error: /, '').trim();
@@ -551,7 +574,10 @@ class Pipeline {
         error.code = code;
         throw error;
       }
-      if (this._gpu) await this._gpu.finish();
+      // The image outputs' pack kernels go into the same submission.
+      // (A promise only when something is read back or timed.)
+      const finished = this._gpu?.finish(images?.pack);
+      if (finished) await finished;
       if (scope) {
         scope = false;
         const error = await this._gpu.device.popErrorScope();
@@ -576,11 +602,15 @@ class Pipeline {
         }
         out[arg.name] = { data, shape: [...shape] };
       }
-      if (images) await images.present(out);
+      if (images) {
+        images.settle();
+        await images.present(out);
+      }
       return this._outputs.length === 1 ? out[this._outputs[0].name] : out;
     } finally {
       if (scope) await this._gpu.device.popErrorScope().catch(() => {});
-      this._gpu?.bind(new Map());
+      images?.settle();
+      this._gpu?.bind(NO_BUFFERS);
       releaseWorkers(m);
       for (const at of allocations) m._free(at);
     }
@@ -610,8 +640,9 @@ class Pipeline {
       throw new TypeError(`${where}: the first argument must be an object of the inputs `
         + `(${this._inputs.map((a) => a.name).join(', ')})`);
     }
-    const names = new Set(this._inputs.map((a) => a.name));
-    for (const key of Object.keys(inputs)) {
+    const names = this._inputNames ??= new Set(this._inputs.map((a) => a.name));
+    for (const key in inputs) {
+      if (!Object.hasOwn(inputs, key)) continue;
       if (!names.has(key)) {
         throw new TypeError(`${where}: unknown input ${JSON.stringify(key)}; the inputs are `
           + `${[...names].join(', ')}`);

@@ -39,6 +39,9 @@ export function isGpuBuffer(value) {
 }
 const MAP_READ = 0x1;
 
+// No arguments bound (between runs).
+const NONE = new Map();
+
 // A bind group cache larger than this is started over (see WebGPURuntime._bindGroup).
 const MAX_BIND_GROUPS = 256;
 
@@ -228,6 +231,11 @@ export class WebGPURuntime {
     this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer, into }
     this.staging = new Map();   // id -> MAP_READ buffer of its size, reused by every readback
     this.bindGroups = new Map();
+    // Per kernel: the last bind group taken and what it binds (buffers, args slot), so that a
+    // run binding the same buffers as the last one skips building the cache key.
+    this.lastGroups = manifest.kernels.map(() => null);
+    this.maxWorkgroups = device.limits.maxComputeWorkgroupsPerDimension;
+    this.queue = device.queue;
     this.pending = [];          // outputs to read back after the entry returns
     this.bound = new Map();     // argument name -> the caller's GPUBuffer, for one run
     this.arrays = new Map();    // argument name -> the caller's typed array, for one run
@@ -258,7 +266,7 @@ export class WebGPURuntime {
    * GPUBuffers bound in place of the runtime's own; `arrays`, typed arrays of arguments only
    * kernels touch: an input's is written to the GPU from it, an output is read back into it.
    */
-  bind(buffers, arrays = new Map()) {
+  bind(buffers, arrays = NONE) {
     this.bound = buffers;
     this.arrays = arrays;
     // What a failed run recorded and did not submit is dropped, unrun.
@@ -284,8 +292,11 @@ export class WebGPURuntime {
           b = { gpu: user, nbytes: size, user: true };
           this.buffers.set(id, b);
         }
-        Object.assign(b, { host, hostBytes: nbytes, hostNewer: false, deviceNewer: false,
-          into: null });
+        b.host = host;
+        b.hostBytes = nbytes;
+        b.hostNewer = false;
+        b.deviceNewer = false;
+        b.into = null;
         return;
       }
       if (!b || b.nbytes !== size || b.user) {
@@ -348,12 +359,12 @@ export class WebGPURuntime {
   run(kernel, gx, gy, gz, argsAt, nbytes) {
     return this._guard('device_run_failed', () => {
       const k = this.manifest.kernels[kernel];
-      const most = this.device.limits.maxComputeWorkgroupsPerDimension;
-      if (Math.max(gx, gy, gz) > most) {
+      const most = this.maxWorkgroups;
+      if (gx > most || gy > most || gz > most) {
         throw new WebGPUError(`kernel ${k.name} needs ${gx}x${gy}x${gz} workgroups, more than the `
           + `device allows per dimension (${most}); use larger gpu_tile sizes`);
       }
-      if (Math.min(gx, gy, gz) <= 0) return;
+      if (gx <= 0 || gy <= 0 || gz <= 0) return;
       const ids = this.kernelIds[kernel];
       for (const id of ids) {
         const b = this.buffers.get(id);
@@ -372,12 +383,8 @@ export class WebGPURuntime {
         this.argBytes.set(this.heap().subarray(argsAt, argsAt + nbytes), slot * this.slotBytes);
       }
       const group = this._bindGroup(kernel, k, ids, slot);
-      if (this.profiler) {
-        this._profiledPass(k.name);
-      } else if (!this.pass) {
-        this.encoder = this.device.createCommandEncoder();
-        this.pass = this.encoder.beginComputePass();
-      }
+      if (this.profiler) this._profiledPass(k.name);
+      else this.computePass();
       this.pass.setPipeline(this.pipelines[kernel]);
       this.pass.setBindGroup(0, group);
       this.pass.dispatchWorkgroups(gx, gy, gz);
@@ -390,9 +397,20 @@ export class WebGPURuntime {
     });
   }
 
-  /** After the entry returns: submit what the run recorded, and read the outputs kernels
-   * wrote back (into the caller's arrays, or into wasm memory). */
-  async finish() {
+  /** After the entry returns: submit what the run recorded (with the image kernels
+   * `beforeSubmit(this)` records), and read the outputs kernels wrote back (into the caller's
+   * arrays, or into wasm memory). A promise of that, or null when nothing is read back. */
+  finish(beforeSubmit = null) {
+    if (beforeSubmit) this.recordImages(beforeSubmit);
+    // Nothing to wait for (the usual run on GPUBuffers): submitted now, no promise.
+    if (!this.pending.length && !this.profiler) {
+      this._flush();
+      return null;
+    }
+    return this._finish();
+  }
+
+  async _finish() {
     const start = this.profiler && performance.now();
     const pending = this.pending;
     this.pending = [];
@@ -402,6 +420,32 @@ export class WebGPURuntime {
       await this.profiler.settle();
       this.profiler.endRun(performance.now() - start);
     }
+  }
+
+  // -- recording into the run's submission (also gpu_images.js's unpack and pack kernels) ----
+
+  /** The run's open compute pass, begun (with the run's command encoder) if there is none. */
+  computePass() {
+    if (!this.pass) {
+      this.encoder ??= this.device.createCommandEncoder();
+      this.pass = this.encoder.beginComputePass();
+    }
+    return this.pass;
+  }
+
+  /** The run's command encoder with no pass open, for copies and render passes. */
+  commandEncoder() {
+    this.pass?.end();
+    this.pass = null;
+    return this.encoder ??= this.device.createCommandEncoder();
+  }
+
+  /** Image kernels (gpu_images.js): `record(runtime)` records them into the run's encoder;
+   * a profiled variant submits them apart, so that they are not counted as its kernels. */
+  recordImages(record) {
+    if (this.profiler) this._flush();
+    record(this);
+    if (this.profiler) this._flush();
   }
 
   // -- helpers -------------------------------------------------------------------------------
@@ -417,6 +461,24 @@ export class WebGPURuntime {
   // The bind group of a kernel's buffers (and its args slot): one per argument set, reused
   // by every run that binds the same GPUBuffers.
   _bindGroup(kernel, k, ids, slot) {
+    const last = this.lastGroups[kernel];
+    if (last && last.slot === slot && last.argsBuffer === this.argsBuffer) {
+      let same = true;
+      for (let i = 0; i < ids.length; i++) {
+        if (last.gpus[i] !== this.buffers.get(ids[i]).gpu) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return last.group;
+    }
+    const group = this._cachedBindGroup(kernel, k, ids, slot);
+    this.lastGroups[kernel] = { slot, argsBuffer: this.argsBuffer, group,
+      gpus: ids.map((id) => this.buffers.get(id).gpu) };
+    return group;
+  }
+
+  _cachedBindGroup(kernel, k, ids, slot) {
     let key = `${kernel}:${slot}`;
     for (const id of ids) key += `:${objectId(this.buffers.get(id).gpu)}`;
     let group = this.bindGroups.get(key);
@@ -451,7 +513,7 @@ export class WebGPURuntime {
   // Submit what was recorded since the last submit (dispatches, then `copies`), after one
   // write of their arguments. Later writeBuffer calls are ordered after it by the queue.
   _flush(copies = []) {
-    if (!this.pass && !copies.length) return;
+    if (!this.encoder && !copies.length) return;
     const encoder = this.encoder ?? this.device.createCommandEncoder();
     this.pass?.end();
     for (const [from, to, size] of copies) encoder.copyBufferToBuffer(from, 0, to, 0, size);
@@ -460,11 +522,11 @@ export class WebGPURuntime {
     // Runs with the same scalars (the usual loop) find them on the GPU already.
     const used = this.slots * this.slotBytes;
     if (used && !(this.argsOnGpu && sameBytes(this.argBytes, this.argsOnGpu, used))) {
-      this.device.queue.writeBuffer(this.argsBuffer, 0, this.argBytes, 0, used);
+      this.queue.writeBuffer(this.argsBuffer, 0, this.argBytes, 0, used);
       this.argsOnGpu ??= new Uint8Array(this.argBytes.length);
       this.argsOnGpu.set(this.argBytes.subarray(0, used));
     }
-    this.device.queue.submit([encoder.finish()]);
+    this.queue.submit([encoder.finish()]);
     this.profiler?.submitted(start);
     this.encoder = null;
     this.pass = null;

@@ -72,6 +72,36 @@ const bgra1b = await read(outs1b.interleaved_out, 4);
 for (let i = 0; i < bgra1b.length; i += 4) [bgra1b[i], bgra1b[i + 2]] = [bgra1b[i + 2], bgra1b[i]];
 const run1b = { interleaved_out: list(bgra1b), grey_out: list(await read(outs1b.grey_out, 1)) };
 
+// Run 3: textures in and out only (the inputs of run 1, `other` as an rgba8unorm texture),
+// the same texture objects twice. The first run awaits WebGPU's verdict on them (an input
+// submission, the run's, an output submission); the second puts the unpack kernels, the
+// pipeline's and the pack kernels (and the r8unorm / bgra8unorm row copies) in one command
+// encoder and one submission. The targets are cleared in between; both runs equal run 1.
+const submits = { n: 0 };
+const queueSubmit = d.queue.submit.bind(d.queue);
+d.queue.submit = (...a) => { submits.n += 1; return queueSubmit(...a); };
+const ins3 = { planar: texture('rgba8unorm', rgba, 4), interleaved: texture('rgba8unorm', other, 4),
+  grey: texture('r8unorm', grey, 1), level: texture('r32float', new Uint8Array(level.buffer), 4) };
+const outs3 = { planar_out: texture('rgba8unorm', null, 4), interleaved_out: texture('bgra8unorm', null, 4),
+  grey_out: texture('r8unorm', null, 1), level_out: texture('r32float', null, 4) };
+const specs3 = Object.fromEntries(Object.entries(outs3).map(([k, t]) => [k, {
+  shape: k === 'interleaved_out' ? [3, W, H] : k === 'planar_out' ? [W, H, 3] : [W, H], data: t }]));
+const run3 = { submits: [] };
+for (let i = 0; i < 2; i++) {
+  for (const [k, t] of Object.entries(outs3)) {
+    const bpp = k === 'grey_out' ? 1 : 4;
+    d.queue.writeTexture({ texture: t }, new Uint8Array(W * H * bpp), { bytesPerRow: W * bpp }, [W, H]);
+  }
+  submits.n = 0;
+  await p.run(ins3, specs3);
+  run3.submits.push(submits.n);
+  const bgra3 = await read(outs3.interleaved_out, 4);
+  for (let j = 0; j < bgra3.length; j += 4) [bgra3[j], bgra3[j + 2]] = [bgra3[j + 2], bgra3[j]];
+  run3[i] = { planar_out: list(await read(outs3.planar_out, 4)), interleaved_out: list(bgra3),
+    grey_out: list(await read(outs3.grey_out, 1)), level_out: floats(await read(outs3.level_out, 4)) };
+}
+d.queue.submit = queueSubmit;
+
 // Run 2: colour sources for the grey inputs (luma), ImageData planar, typed arrays out; the
 // same textures again (the staging buffers are reused).
 const got2 = await p.run({
@@ -137,4 +167,4 @@ for (const [w, h] of [[12, 5], [13, 5], [3, 4]]) {
 }
 // Exit once the JSON is written: stdout to a pipe is asynchronous, and exit() could cut it.
 process.stdout.write(`${JSON.stringify({ rgba: list(rgba), other: list(other), grey: list(grey),
-  level: Array.from(level), run1, run1b, run2, errors, unpacked })}\n`, () => process.exit(0));
+  level: Array.from(level), run1, run1b, run2, run3, errors, unpacked })}\n`, () => process.exit(0));

@@ -44,6 +44,13 @@ def test_textures_and_image_data_in_and_out(image_kinds_package, dawn_node):
     # Run 1b: bgra8unorm and r8unorm targets through the render pass (run 1: a kernel's bytes).
     assert got["run1b"] == {k: run1[k] for k in ("interleaved_out", "grey_out")}
 
+    # Run 3: textures in and out only, the same objects twice: the second run is one
+    # submission (unpack, pipeline and pack kernels in one command encoder); both equal run 1.
+    run3 = got["run3"]
+    assert run3["submits"] == [3, 1], run3["submits"]
+    for i in ("0", "1"):
+        assert run3[i] == {k: run1[k] for k in run3[i]}, i
+
     # Run 2: ImageData planar, rgba8unorm interleaved, colour into the grey inputs (luma).
     level2 = ((77 * other[..., 0].astype(np.float32) + 150 * other[..., 1].astype(np.float32)
                + 29 * other[..., 2].astype(np.float32)) / 256 / 255).astype(np.float32)
