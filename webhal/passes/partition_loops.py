@@ -203,6 +203,22 @@ def _encloses_vector_loop(loop: st.For) -> bool:
     return any(go(c) for c in _stmt_children(loop))
 
 
+def _innermost_varying(loop: st.For) -> bool:
+    """Whether loop is the innermost serial or parallel loop of non-constant extent around a
+    scalar body: only loops of constant extent (an RDom's, unrolled ones) inside it. Clamps of
+    coordinates that move with it and with those inner loops (a reduction over a window read
+    through a boundary condition) are dropped in its steady state, as Halide's partitioning of
+    loops under boundary conditions does for any loop, not only one around a vector loop."""
+    def go(s) -> bool:
+        if isinstance(s, st.For):
+            if s.for_type is ForType.Vectorized:
+                return False
+            if not isinstance(s.extent, ir.IntImm) and s.for_type in _PARTITIONABLE:
+                return False
+        return all(go(c) for c in _stmt_children(s))
+    return not isinstance(loop.extent, ir.IntImm) and all(go(c) for c in _stmt_children(loop))
+
+
 def _stmt_children(s):
     from webhal.ir.visitor import children
     return [c for c in children(s) if isinstance(c, st.Stmt)]
@@ -227,7 +243,9 @@ _LOOP = re.compile(r"([^.]+)\.s(\d+)\.(.+)")
 
 def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
     """Partition each loop directly around a vectorized loop (that is where clamps turn
-    vector loads into gathers), every loop marked Partition.Always, and none marked Never."""
+    vector loads into gathers), each innermost scalar loop of non-constant extent (its clamps
+    cost a min and a max per access), every loop marked Partition.Always, and none marked
+    Never."""
     def go(n):
         if isinstance(n, ir.Expr):
             return n
@@ -237,7 +255,8 @@ def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
         if isinstance(n, st.For) and n.for_type in _PARTITIONABLE:
             policy = _policy(n.name, ctx)
             if policy is Partition.Always or \
-                    policy is Partition.Auto and _encloses_vector_loop(n):
+                    policy is Partition.Auto and (_encloses_vector_loop(n)
+                                                  or _innermost_varying(n)):
                 return _partition(n)
         return n
     return go(s)

@@ -49,6 +49,10 @@ def _uniform(e: ir.Expr) -> bool:
     return e.type.lanes == 1 or isinstance(e, ir.Broadcast) or ops.as_const(e) is not None
 
 
+# Bits of precision of the float types (an integer up to 2 ** bits is exact in it).
+_MANTISSA_BITS = {16: 11, 32: 24, 64: 53}
+
+
 class ExprCodegen:
     """Expression half of the code generator; StmtCodegen adds statements."""
 
@@ -388,6 +392,9 @@ class ExprCodegen:
         return simd_idioms.wasm_narrow(self, self.builder.call(fn, [v]), i32, dst)
 
     def _min_max(self, e, is_min: bool):
+        clamped = self.clamped_conversion(e)
+        if clamped is not None:
+            return clamped
         a, c = self.expr(e.a), self.expr(e.b)
         t = e.type
         if t.is_float():
@@ -401,6 +408,35 @@ class ExprCodegen:
         else:
             name = "llvm.umin" if is_min else "llvm.umax"
         return self.builder.call(self.intrinsic(name, a.type, [a.type, a.type]), [a, c])
+
+    def clamped_conversion(self, e) -> ll.Value | None:
+        """clamp(int(f), lo, hi) with constants 0 <= lo <= hi (max(min(...)) or min(max(...)))
+        for a float f, clamped in floats and converted without saturation: the float clamp
+        already keeps the value in range, and it sends NaN to lo as int's saturation (NaN to 0)
+        then the clamp do, so the value is the same. On x86 a vector's saturating conversion
+        costs three compares and blends (clamped_float_to_int), a scalar's two branches; the
+        index of a lookup table (clamp(i32(v * n), 0, n)) was paying that for every lane."""
+        outer_min = isinstance(e, ir.Min)
+        inner = e.a
+        if not isinstance(inner, ir.Max if outer_min else ir.Min):
+            return None
+        cast = inner.a
+        lo, hi = (ops.as_const(inner.b), ops.as_const(e.b)) if outer_min else \
+            (ops.as_const(e.b), ops.as_const(inner.b))
+        if not isinstance(cast, ir.Cast) or not cast.value.type.is_float() or \
+                not (cast.type.is_int() or cast.type.is_uint()) or cast.type.is_bool() or \
+                not isinstance(lo, int) or not isinstance(hi, int) or \
+                not 0 <= lo <= hi <= cast.type.max() or \
+                hi > 1 << _MANTISSA_BITS.get(cast.value.type.bits, 0):  # exact in the float
+            return None
+        src = cast.value.type
+        b = self.builder
+        f = self.expr(cast.value)
+        flo, fhi = self.const(src, float(lo)), self.const(src, float(hi))
+        f = b.select(b.fcmp_ordered(">", f, fhi), fhi, f)  # NaN stays
+        f = b.select(b.fcmp_ordered(">", f, flo), f, flo)  # NaN becomes lo
+        dt = llvm_type(cast.type)
+        return b.fptosi(f, dt) if cast.type.is_int() else b.fptoui(f, dt)
 
     def _Min(self, e):
         return self._min_max(e, True)
