@@ -8,7 +8,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, vector_lanes
+from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, points, vector_lanes
 from webhal.autoschedule.search import Decision
 from webhal.ir.function import Function
 
@@ -69,12 +69,33 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
     key = func_keys(order)
     out: list[Directive] = []
     strip_loops: dict[int, tuple[str, str]] = {}
+    scans = _gpu_scans(model, order, decision) if m.gpu else {}
+    scan_blocks: dict[int, str] = {}
     for fn in reversed(order):
         fid = id(fn)
         choice = decision.choices[fid]
         node = model.nodes[fid]
         region = model.regions[fid]
         if choice == INLINE or not fn.pure_args:
+            continue
+        if m.gpu and fid in scans.values():
+            # one block, one invocation: the scans it reads are computed inside it
+            x = fn.pure_args[0]
+            taken = set(fn.pure_args)
+            xo, xi = _fresh(f"{x}o", taken), _fresh(f"{x}i", taken)
+            scan_blocks[fid] = xo
+            d = Directive(key[fid], 0)
+            if not node.is_output:
+                d.call("compute_root")
+            out.append(d.call("split", Var(x), Var(xo), Var(xi), max(1, region[0][1]),
+                              Tail("GuardWithIf")).call("gpu_blocks", Var(xo)))
+            continue
+        if m.gpu and fid in scans:
+            cid = scans[fid]
+            out.append(Directive(key[fid], 0).call("compute_at", FuncRef(key[cid]),
+                                                    Var(scan_blocks[cid])))
+            out += [Directive(key[fid], i + 1).call("unscheduled")
+                    for i in range(len(fn.updates))]
             continue
         if m.gpu:
             tile = decision.knobs.get("tile", (16, 16))
@@ -129,6 +150,37 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 u.call("vectorize", Var(x), lanes)
             # left as it is on purpose (an RDom's loop), which Halide's warning wants said
             out.append(u if u.calls else u.call("unscheduled"))
+    return out
+
+
+# A scan's consumer is run in one invocation when it has at most this many points.
+MAX_SCAN_CONSUMER_POINTS = 4096
+
+
+def _gpu_scans(model: CostModel, order: list[Function], decision: Decision) -> dict[int, int]:
+    """Funcs (by id) whose updates are serial scans (loops over an RDom alone) -> the one
+    consumer they are computed in. Left at root, a scan would run on the host between two
+    kernels, its input copied back and its output up again; computed inside its consumer's
+    single GPU block (a small one-dimensional Func at root, as a lookup table is), it runs in
+    one invocation on the GPU."""
+    out = {}
+    for fn in order:
+        fid = id(fn)
+        node = model.nodes[fid]
+        if decision.choices[fid] != ROOT or node.is_output or not fn.updates or \
+                len(fn.pure_args) != 1:
+            continue
+        if any(x.is_pure for d in fn.updates for x in d.schedule.dims):
+            continue
+        consumers = {id(c) for c in node.consumers}
+        if len(consumers) != 1:
+            continue
+        cid = consumers.pop()
+        c = model.nodes[cid].fn
+        if decision.choices[cid] != ROOT or c.updates or len(c.pure_args) != 1 or \
+                points(model.regions[cid]) > MAX_SCAN_CONSUMER_POINTS or cid in out.values():
+            continue
+        out[fid] = cid
     return out
 
 
