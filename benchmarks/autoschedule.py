@@ -7,13 +7,20 @@ autoschedulers (the plugins PyPI halide ships, loaded by path) compiled by Halid
 target. The algorithms come from benchmarks/suite.py with its scheduling directives turned
 into no-ops (`algorithm_only`). Also printed: the time autoscheduling each demo takes.
 
-Ratios are per round, side by side in one run; the spread is the range over rounds.
+Ratios are per round, side by side in one run; the spread is the range over rounds. The wasm
+rounds are interleaved: in each round every (pipeline, target) runs its implementations one
+after another (in the opposite order the next round, so a drift of the machine's load falls on
+both sides), each in its own Node process, after waiting until the machine is quiet (the cores
+that other work keeps busy, read from /proc/stat, under --max-busy). The figure quoted is the
+median of the per-round ratios; the geometric mean is also given per round, and its spread.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -161,8 +168,8 @@ async function measure(name, channels, scalars, margin) {
     await s.device.queue.onSubmittedWorkDone();
     s.k = Math.max(5, Math.ceil(50 / ((now() - t) / 3)));
   }
-  for (let r = 0; r < rounds; r++) {
-    for (const s of Object.values(sides)) {
+  for (let r = 0; r < rounds; r++) {  // hand then auto, auto then hand: a drift falls on both
+    for (const s of (r % 2 ? [sides.auto, sides.hand] : [sides.hand, sides.auto])) {
       const k = s.k;
       const t = now();
       for (let i = 0; i < k; i++) await s.p.run(...s.args);
@@ -276,8 +283,9 @@ def run_wgpu(demos: list[str], size: int, rounds: int) -> list[dict]:
                     a.set(demo.scalars.get(a.name(), {}).get("default", a.get()))
             results[kind] = np.asarray(pipeline.realize(out, target)).astype(np.int32)
             pipeline.realize(out, target)
-        for _ in range(rounds):
-            for kind, (pipeline, _) in sides.items():
+        for r in range(rounds):  # in turn, first one side then the other
+            for kind in (("hand", "auto") if r % 2 == 0 else ("auto", "hand")):
+                pipeline = sides[kind][0]
                 t0 = time.perf_counter()
                 for _ in range(3):
                     pipeline.realize(out, target)
@@ -297,7 +305,10 @@ def webgpu_main(args) -> int:
         build_gpu(demos, args.size)
     if args.build_only:
         return 0
+    auto_ms: dict[str, dict] = {}
     for label in args.adapters.split(","):
+        if not label:
+            continue
         if label == "lavapipe":
             result = {"adapter": "lavapipe through wgpu-py, arrays in and out",
                       "demos": run_wgpu(demos, args.size, args.rounds)}
@@ -316,7 +327,48 @@ def webgpu_main(args) -> int:
                   f"{statistics.median(r['ratios']):.2f} ({min(r['ratios']):.2f}-"
                   f"{max(r['ratios']):.2f})  max diff {r['maxDiff']}")
         print(f"  geometric mean auto/hand {geo:.2f}, worst {max(ratios):.2f}")
+        auto_ms[label] = {r["demo"]: statistics.median(r["autoMs"]) for r in result["demos"]}
+    if args.li2018:
+        li2018_main(demos, args, auto_ms.get("swiftshader", {}))
     return 0
+
+
+def li2018_main(demos: list[str], args, auto_ms: dict) -> None:
+    """Halide's Li2018 autoschedule of each demo compiled by Halide for wasm WebGPU and run in
+    Node on dawn.node on SwiftShader (benchmarks/halide_webgpu.py says how and why only
+    there), against webhal's autoschedule measured on the same adapter in this run."""
+    from benchmarks import halide_webgpu
+    from webhal import demo_page
+    from webhal.toolchain.webgpu import find_swiftshader_icd
+    print(f"Halide Li2018 on WebGPU (wasm, Node, dawn.node on SwiftShader), {args.size}^2, "
+          f"{args.rounds} rounds; buffers stay on the device, each round waits for the GPU "
+          "(a read back of the output):")
+    ratios = []
+    for name in demos:
+        d = demo_page.load(name)
+        channels = 3 if d.layout == "rgb" else 0
+        scalars = {k: v["default"] for k, v in d.scalars.items()}
+        try:
+            bench = halide_webgpu.build(name, args.size, channels, scalars, d.margin)
+        except Exception as e:  # noqa: BLE001 - a demo Halide cannot build is reported
+            print(f"  {name:24} Halide could not build it: {str(e).splitlines()[-1][:120]}")
+            continue
+        got = halide_webgpu.run(bench, args.rounds, find_swiftshader_icd().path)
+        if not got.get("ok"):
+            print(f"  {name:24} failed: {str(got.get('error'))[-150:]}")
+            continue
+        want = halide_webgpu.reference_sum(name, args.size, channels, scalars, d.margin)
+        ms = statistics.median(got["ms"])
+        same = "same sum" if abs(got["sum"] - want) <= 1e-4 * max(want, 1) else \
+            f"SUM DIFFERS ({got['sum']:.0f} vs webhal {want:.0f})"
+        line = (f"  {name:24} Li2018 {ms:9.3f} ms ({min(got['ms']):.3f}-{max(got['ms']):.3f}), "
+                f"{same}")
+        if name in auto_ms:
+            ratios.append(ms / auto_ms[name])
+            line += f"; webhal auto {auto_ms[name]:.3f} ms: Li2018/auto {ratios[-1]:.2f}"
+        print(line, flush=True)
+    if ratios:
+        print(f"  geometric mean Li2018 / webhal auto {geomean(ratios):.2f} over {len(ratios)}")
 
 
 # -- the benchmark -------------------------------------------------------------------------------
@@ -356,6 +408,55 @@ def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0)
 AUTOSCHEDULE_SECONDS: dict = {}
 
 
+# -- interleaved rounds on a quiet machine (benchmarks/interleave.py) ----------------------------
+
+def run_interleaved(builds: list, settings, rounds: int, max_busy: float, timeout_s: float,
+                    log=print) -> list:
+    """Every build run `rounds` times in Node, interleaved (benchmarks.interleave): one
+    Measurement per build whose round_medians_ms are its rounds' medians (the harness's median
+    of its batches), load the load average after each run and details["busy"] the cores busy
+    before each round."""
+    from benchmarks.interleave import interleaved
+    from benchmarks.wasm import _with_load, run_in_node
+    per_round, busy = interleaved(builds, lambda b: (b.pipeline, b.target),
+                                  lambda b: _with_load(run_in_node(b, settings)), rounds,
+                                  max_busy, timeout_s, log)
+    return _combined(per_round, busy)
+
+
+def _combined(per_round: list[list], busy: list) -> list:
+    from benchmarks.wasm import _combine
+    combined = _combine(per_round)
+    for m in combined:
+        m.details["busy"] = busy
+    return combined
+
+
+def node_runs(builds: list, path: str) -> tuple[list, int | None]:
+    """Measurements of `builds` from a file benchmarks/interleave.py wrote (run elsewhere on
+    copies of the same build directories), and the cores of the machine that ran them."""
+    from benchmarks.wasm import _failed, _parse
+    data = json.loads(Path(path).read_text())
+    runs = {str(Path(d).parts[-2:]): v for d, v in data["runs"].items()}
+    rounds = len(next(iter(runs.values())))
+    per_round = []
+    for r in range(rounds):
+        found = []
+        for b in builds:
+            got = runs.get(str(Path(b.directory).parts[-2:]))
+            m = _parse(b, "node", got[r]["lines"]) if got else None
+            m = m or _failed(b, "node", (got[r]["stderr"] if got else "not run")[-300:])
+            m.load = [got[r]["load"]] if got and got[r]["load"] is not None else []
+            found.append(m)
+        per_round.append(found)
+    return _combined(per_round, data["busy"]), data.get("cores")
+
+
+def geomean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
 def _ratios(m, hand) -> tuple[float, float, float] | None:
     if not (m.ok and hand.ok and m.round_medians_ms and hand.round_medians_ms):
         return None
@@ -366,7 +467,7 @@ def _ratios(m, hand) -> tuple[float, float, float] | None:
 def main(argv: list[str] | None = None) -> int:
     from benchmarks import suite
     from benchmarks.measure import FULL, QUICK, SIMD, TARGET_LABELS, THREADS
-    from benchmarks.wasm import build_all, run_all_in_node
+    from benchmarks.wasm import build_all
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one short round")
@@ -382,15 +483,33 @@ def main(argv: list[str] | None = None) -> int:
     webgpu.add_argument("--webgpu", action="store_true", help="run this instead of wasm")
     webgpu.add_argument("--demos", help="comma list (default: all six)")
     webgpu.add_argument("--size", type=int, default=1024, help="image side (default 1024)")
-    webgpu.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds (default: wasm 5, 1 with --quick; --webgpu 7)")
+    parser.add_argument("--max-busy", type=float, default=0.3, metavar="CORES",
+                        help="before each wasm round, wait until at most this many cores are "
+                             "busy with other work (default 0.3)")
+    parser.add_argument("--quiet-timeout", type=float, default=60, metavar="S",
+                        help="wait at most this long for a quiet machine (default 60 s)")
+    parser.add_argument("--node-runs", metavar="FILE",
+                        help="print the table from runs benchmarks/interleave.py made elsewhere "
+                             "of these builds (see --build-only), instead of measuring here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse the wasm builds benchmarks/build holds where their inputs "
+                             "are unchanged (default: rebuild)")
     webgpu.add_argument("--adapters", default="swiftshader,lavapipe",
                         help="swiftshader (dawn.node in Node, GPUBuffers in and out), "
                              "lavapipe (wgpu-py from Python, arrays in and out)")
+    webgpu.add_argument("--li2018", action="store_true",
+                        help="also Halide's Li2018 autoschedule compiled by Halide for wasm "
+                             "WebGPU, on SwiftShader (benchmarks/halide_webgpu.py)")
     webgpu.add_argument("--build-only", action="store_true",
-                        help="build benchmarks/build/autoschedule_gpu (to carry elsewhere)")
+                        help="build only, to carry elsewhere (--webgpu: "
+                             "benchmarks/build/autoschedule_gpu; wasm: the harnesses, and the "
+                             "command that measures them)")
     webgpu.add_argument("--run-only", action="store_true", help="use what is built")
     args = parser.parse_args(argv)
     if args.webgpu:
+        args.rounds = args.rounds or 7
         return webgpu_main(args)
     names = args.pipelines.split(",") if args.pipelines else list(suite.SUITE)
     targets = [{"simd": SIMD, "threads": THREADS}[t] for t in args.targets.split(",")]
@@ -398,13 +517,38 @@ def main(argv: list[str] | None = None) -> int:
     settings = QUICK if args.quick else FULL
     impls = implementations({s.name: s for s in specs}, not args.no_halide, args.tune)
     inputs = {s.name: s.inputs() for s in specs}
-    builds = build_all(specs, inputs, impls, targets, rebuild=True)
-    measured = run_all_in_node([b for b in builds], settings)
-    load = max((v for m in measured for v in m.load), default=None)
-    print(f"\nwasm in Node, {settings.rounds} round(s), load average up to {load}")
+    if args.node_runs:  # measured elsewhere: these builds' directories name the runs
+        from benchmarks.wasm import BUILD_ROOT, WasmBuild, target_slug
+        builds = [WasmBuild(spec.name, impl, target,
+                            BUILD_ROOT / spec.name / f"{impl}-{target_slug(target)}")
+                  for spec in specs for impl in impls for target in targets]
+        for b in builds:
+            b.ok = True
+    else:
+        builds = build_all(specs, inputs, impls, targets, rebuild=not args.reuse)
+    if args.build_only:
+        from benchmarks.wasm import harness_args
+        print("built; to measure elsewhere: python benchmarks/interleave.py --out runs.json "
+              f"--harness-args '{json.dumps(harness_args(settings))}' "
+              + " ".join(str(Path(b.directory).relative_to(Path.cwd())) for b in builds))
+        return 0
+    rounds = args.rounds or (1 if args.quick else 5)
+    cores = os.cpu_count()
+    if args.node_runs:
+        measured, cores = node_runs(builds, args.node_runs)
+        rounds = len(measured[0].round_medians_ms) if measured else 0
+    else:
+        measured = run_interleaved(builds, settings, rounds, args.max_busy, args.quiet_timeout)
+    loads = [v for m in measured for v in m.load]
+    busy = [b for b in (measured[0].details.get("busy", []) if measured else []) if b is not None]
+    print(f"\nwasm in Node, {rounds} interleaved round(s), load average "
+          f"{min(loads, default=0):.2f}-{max(loads, default=0):.2f}, cores busy before the "
+          f"rounds {', '.join(f'{b:.2f}' for b in busy) or '?'} (of {cores})"
+          + (f", measured elsewhere ({args.node_runs})" if args.node_runs else ""))
     print(f"{'pipeline':15} {'target':18} {'impl':22} {'median ms':>10} "
           f"{'/ hand (min med max)':>24}  same")
     geo: dict[tuple[str, str], list[float]] = {}
+    per_round_geo: dict[tuple[str, str], list[list[float]]] = {}
     for target in targets:
         for spec in specs:
             rows = [m for m in measured if m.pipeline == spec.name and m.target == target]
@@ -419,10 +563,13 @@ def main(argv: list[str] | None = None) -> int:
                       + ("" if m.ok else f"  {m.error.splitlines()[0][:80]}"))
                 if r is not None:
                     geo.setdefault((TARGET_LABELS[target], m.impl), []).append(r[1])
+                    per_round_geo.setdefault((TARGET_LABELS[target], m.impl), []).append(
+                        [a / b for a, b in zip(m.round_medians_ms, hand.round_medians_ms)])
     for (label, impl), values in geo.items():
-        g = math.exp(sum(math.log(v) for v in values) / len(values))
-        print(f"geometric mean {label} {impl} / hand: {g:.2f} over {len(values)} pipelines, "
-              f"worst {max(values):.2f}")
+        rounds_geo = [geomean(col) for col in zip(*per_round_geo[(label, impl)])]
+        print(f"geometric mean {label} {impl} / hand: {geomean(values):.2f} over {len(values)} "
+              f"pipelines (per round {min(rounds_geo):.2f}-{max(rounds_geo):.2f}), worst "
+              f"{max(values):.2f}")
     for (module, name, pipeline, target), seconds in sorted(AUTOSCHEDULE_SECONDS.items()):
         print(f"autoschedule time {module} {name} {pipeline} {target}: {seconds:.3f} s")
     if not args.no_demos:

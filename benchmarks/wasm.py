@@ -166,7 +166,7 @@ def _tree_digest(root: Path, pattern: str) -> str:
 
 def implementation_digest(impl: str, hl: ModuleType) -> str:
     """What a rebuild depends on, per implementation: webhal's sources or Halide's version."""
-    if impl == "webhal":
+    if impl.startswith("webhal"):  # webhal-auto and -tuned too: the autoscheduler's sources
         return _tree_digest(Path(webhal.__file__).parent, "*.py")
     from importlib.metadata import version
     return "halide " + version("halide")
