@@ -186,17 +186,19 @@ def test_dense_vector_accesses_are_whole_vectors(target, wgpu_adapter):
     """A gpu_tile'd Func vectorized by 4 reads and writes array<vec4<...>> views of its
     buffers when the host finds the mins, strides and extent multiples of 4, and the scalar
     kernel otherwise: both give the reference's numbers (a wrong vector index or lane order
-    fails here)."""
-    for t, dtype in ((hl.Float(32), np.float32), (hl.Int(32), np.int32)):
+    fails here). 8- and 16-bit elements go as whole words, 4 or 2 to a plain (not atomic) u32."""
+    for t, dtype, view in ((hl.Float(32), np.float32, "v4: array<vec4<f32>>"),
+                           (hl.Int(32), np.int32, "v4: array<vec4<i32>>"),
+                           (hl.UInt(8), np.uint8, "w4: array<u32>"),
+                           (hl.Int(16), np.int16, "w2: array<u32>")):
         inp, f = _vectorized_brighten(t)
         _, lowered = compile_jit(hl.Pipeline(f), hl.Target(target))
         wgsl, manifest = device_code(lowered)[DeviceAPI.WebGPU]
-        vec = "f32" if t.is_float() else "i32"
-        assert f"b_0_v4: array<vec4<{vec}>>" in wgsl and f"b_1_v4: array<vec4<{vec}>>" in wgsl
+        assert f"b_0_{view};" in wgsl and f"b_1_{view};" in wgsl, t
         assert [k["name"] for k in manifest["kernels"]] == ["kernel_0_bright",
                                                              "kernel_0_bright_vec"]
         rng = np.random.default_rng(1)
-        data = (rng.random((40, 80)) * 100).astype(dtype)
+        data = (rng.random((40, 80)) * 100 - 50 * t.is_int()).astype(dtype)
         # (width, height, output min x, y, input crop x): aligned ones run the vector kernel
         for w, h, ox, oy, cx in [(64, 16, 0, 0, 0), (64, 16, 4, 3, 0), (64, 12, 8, 0, 4),
                                  (66, 9, 0, 0, 0), (64, 16, 1, 0, 0), (64, 16, 4, 0, 1),
@@ -207,7 +209,9 @@ def test_dense_vector_accesses_are_whole_vectors(target, wgpu_adapter):
             out = hl.Buffer(t, [w, h])
             out.set_min([ox, oy])
             f.realize(out, hl.Target(target))
-            expected = data[oy:oy + h, ox:ox + w] * 3 + 1
+            region = data[oy:oy + h, ox:ox + w]
+            expected = region * 3 + 1 if t.is_float() else \
+                (region.astype(np.int64) * 3 + 1).astype(dtype)  # wrapping, as the types do
             np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6,
                                        err_msg=f"{t} {(w, h, ox, oy, cx)}")
 

@@ -1,14 +1,15 @@
 """Which of a GPU kernel's buffers can be read and written as whole vectors (vec2/vec4 of 32-bit
-elements), and under what run-time condition.
+elements, or whole 32-bit words of 8/16-bit elements), and under what run-time condition.
 
-A buffer qualifies when every access to it in the kernel is a vector of 32-bit elements at a
-dense index (`ramp(base, 1, n)`), all with a lane count that is a multiple of one width w (4,
-else 2), and every base is a multiple of w wherever the kernel's scalar arguments (buffer mins
-and strides, loop bounds) make some sums of them multiples of w. The kernel's variant that
-binds such buffers as arrays of w-wide vectors (w elements per access, one access where the
-scalar kernel makes w) runs only when those sums are multiples of w; the host tests them
-before each launch and runs the scalar kernel otherwise. Device buffers start at offset 0 of
-their binding on every runtime, so an element index that is a multiple of w is a vector's.
+A buffer qualifies when every access to it in the kernel is a vector at a dense index
+(`ramp(base, 1, n)`), all with a lane count that is a multiple of one width w (for 32-bit
+elements 4, else 2; for 8- and 16-bit ones the elements in a word, 4 or 2), and every base is a
+multiple of w wherever the kernel's scalar arguments (buffer mins and strides, loop bounds) make
+some sums of them multiples of w. The kernel's variant that binds such buffers as arrays of
+w-wide vectors or of words (one access where the scalar kernel makes w) runs only when those
+sums are multiples of w; the host tests them before each launch and runs the scalar kernel
+otherwise. Device buffers start at offset 0 of their binding on every runtime, so an element
+index that is a multiple of w is a vector's (a word's).
 
 The base is taken apart as a linear form over the kernel's lets: terms in scalar arguments
 alone are summed into one condition; a thread or block index must come with a coefficient that
@@ -87,10 +88,14 @@ class _Analysis:
 
     def buffer(self, name: str, accesses) -> tuple[int, list[Requirement]] | None:
         t = self.kernel.buffers[name][0]
-        if not (t.bits == 32 and (t.is_float() or t.is_int_or_uint()) and not t.is_bool()):
-            return None
         lanes = [a[0].lanes for a in accesses]
-        width = next((w for w in WIDTHS if all(n % w == 0 for n in lanes)), None)
+        if t.is_int_or_uint() and not t.is_bool() and t.bits in (8, 16):
+            # Packed 4 or 2 to a 32-bit word: whole words, read and written plainly.
+            width = 32 // t.bits if all(n % (32 // t.bits) == 0 for n in lanes) else None
+        elif t.bits == 32 and (t.is_float() or t.is_int_or_uint()):
+            width = next((w for w in WIDTHS if all(n % w == 0 for n in lanes)), None)
+        else:
+            return None
         if width is None:
             return None
         reqs: list[Requirement] = []

@@ -49,6 +49,10 @@ fn hl_atan2_f32(y: f32, x: f32) -> f32 {
 
 @group(0) @binding(2) var<storage, read> b_2: array<u32>;
 
+@group(0) @binding(0) var<storage, read_write> b_0_w2: array<u32>;
+
+@group(0) @binding(1) var<storage, read_write> b_1_w4: array<u32>;
+
 struct kernel_0_blur_x_args { v_blur_x_extent_0: i32, v_blur_x_min_0: i32, v_blur_x_min_1: i32, v_blur_x_y_max: i32, v_blur_y_min_0: i32, v_blur_y_min_1: i32, v_blur_y_x_max: i32, v_image_min_0: i32, v_image_min_1: i32, v_image_stride_1: i32 }
 
 @group(0) @binding(3) var<uniform> kernel_0_blur_x_a: kernel_0_blur_x_args;
@@ -187,4 +191,109 @@ fn kernel_1_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
     atomicAnd(&b_1[v_word_49], (~(255u << v_bit_50)));
     atomicOr(&b_1[v_word_49], (v_t_31 << v_bit_50));
   }
+}
+
+struct kernel_0_blur_x_vec_args { v_blur_x_extent_0: i32, v_blur_x_min_0: i32, v_blur_x_min_1: i32, v_blur_x_y_max: i32, v_blur_y_min_0: i32, v_blur_y_min_1: i32, v_blur_y_x_max: i32, v_image_min_0: i32, v_image_min_1: i32, v_image_stride_1: i32 }
+
+@group(0) @binding(5) var<uniform> kernel_0_blur_x_vec_a: kernel_0_blur_x_vec_args;
+
+override kernel_0_blur_x_vec_wg_x: u32 = 1u;
+
+override kernel_0_blur_x_vec_wg_y: u32 = 1u;
+
+override kernel_0_blur_x_vec_wg_z: u32 = 1u;
+
+@compute @workgroup_size(kernel_0_blur_x_vec_wg_x, kernel_0_blur_x_vec_wg_y, kernel_0_blur_x_vec_wg_z)
+fn kernel_0_blur_x_vec(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
+  let v_blur_x_s0_x_x_xo = 0i + i32(wg_id.x);
+  let v_blur_x_s0_y_yo = 0i + i32(wg_id.y);
+  let v_blur_x_s0_x_x_xi = 0i + i32(local_id.x);
+  let v_blur_x_s0_y_yi = 0i + i32(local_id.y);
+  let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_vec_a.v_blur_x_y_max - kernel_0_blur_x_vec_a.v_blur_y_min_1) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_vec_a.v_blur_y_min_1);
+  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
+  let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_vec_a.v_blur_y_min_0) - kernel_0_blur_x_vec_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_vec_a.v_image_min_1) * kernel_0_blur_x_vec_a.v_image_stride_1));
+  let v_t_2 = ((b_2[(v_t_1 >> 2u)] >> (u32((v_t_1 & 3i)) * 8u)) & 255u);
+  let v_index_23 = (v_t_1 + 1i);
+  let v_t_3 = ((b_2[(v_index_23 >> 2u)] >> (u32((v_index_23 & 3i)) * 8u)) & 255u);
+  let v_t_4 = v_t_2;
+  let v_t_5 = v_t_3;
+  let v_t_6 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_vec_a.v_blur_y_min_0) - kernel_0_blur_x_vec_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_vec_a.v_image_min_1) * kernel_0_blur_x_vec_a.v_image_stride_1)) + 1i);
+  let v_t_7 = ((b_2[(v_t_6 >> 2u)] >> (u32((v_t_6 & 3i)) * 8u)) & 255u);
+  let v_index_24 = (v_t_6 + 1i);
+  let v_t_8 = ((b_2[(v_index_24 >> 2u)] >> (u32((v_index_24 & 3i)) * 8u)) & 255u);
+  let v_t_9 = v_t_7;
+  let v_t_10 = v_t_8;
+  let v_t_11 = ((v_t_4 + v_t_9) & 65535u);
+  let v_t_12 = ((v_t_5 + v_t_10) & 65535u);
+  let v_t_13 = ((((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_vec_a.v_blur_y_min_0) - kernel_0_blur_x_vec_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_vec_a.v_image_min_1) * kernel_0_blur_x_vec_a.v_image_stride_1)) + 2i);
+  let v_t_14 = ((b_2[(v_t_13 >> 2u)] >> (u32((v_t_13 & 3i)) * 8u)) & 255u);
+  let v_index_25 = (v_t_13 + 1i);
+  let v_t_15 = ((b_2[(v_index_25 >> 2u)] >> (u32((v_index_25 & 3i)) * 8u)) & 255u);
+  let v_t_16 = v_t_14;
+  let v_t_17 = v_t_15;
+  let v_t_18 = ((v_t_11 + v_t_16) & 65535u);
+  let v_t_19 = ((v_t_12 + v_t_17) & 65535u);
+  let v_t_20 = hl_div_u32(v_t_18, 3u);
+  let v_t_21 = hl_div_u32(v_t_19, 3u);
+  let v_t_22 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_vec_a.v_blur_y_min_0) - kernel_0_blur_x_vec_a.v_blur_x_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_vec_a.v_blur_x_min_1) * kernel_0_blur_x_vec_a.v_blur_x_extent_0));
+  b_0_w2[(v_t_22 >> 1u)] = (v_t_20 | (v_t_21 << 16u));
+}
+
+struct kernel_1_blur_y_vec_args { v_blur_x_extent_0: i32, v_blur_x_min_0: i32, v_blur_x_min_1: i32, v_blur_y_min_0: i32, v_blur_y_min_1: i32, v_blur_y_stride_1: i32, v_blur_y_x_max: i32, v_blur_y_y_max: i32 }
+
+@group(0) @binding(6) var<uniform> kernel_1_blur_y_vec_a: kernel_1_blur_y_vec_args;
+
+override kernel_1_blur_y_vec_wg_x: u32 = 1u;
+
+override kernel_1_blur_y_vec_wg_y: u32 = 1u;
+
+override kernel_1_blur_y_vec_wg_z: u32 = 1u;
+
+@compute @workgroup_size(kernel_1_blur_y_vec_wg_x, kernel_1_blur_y_vec_wg_y, kernel_1_blur_y_vec_wg_z)
+fn kernel_1_blur_y_vec(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invocation_id) local_id: vec3<u32>) {
+  let v_blur_y_s0_x_x_xo = 0i + i32(wg_id.x);
+  let v_blur_y_s0_y_yo = 0i + i32(wg_id.y);
+  let v_blur_y_s0_x_x_xi = 0i + i32(local_id.x);
+  let v_blur_y_s0_y_yi = 0i + i32(local_id.y);
+  let v_blur_y_s0_y = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_1_blur_y_vec_a.v_blur_y_y_max - kernel_1_blur_y_vec_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi) + kernel_1_blur_y_vec_a.v_blur_y_min_1);
+  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), (hl_div_i32(((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) + 4i), 4i) - 16i)) + v_blur_y_s0_x_x_xi);
+  let v_t_1 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_vec_a.v_blur_y_min_0) - kernel_1_blur_y_vec_a.v_blur_x_min_0) + ((v_blur_y_s0_y - kernel_1_blur_y_vec_a.v_blur_x_min_1) * kernel_1_blur_y_vec_a.v_blur_x_extent_0));
+  let v_t_2 = b_0_w2[(v_t_1 >> 1u)];
+  let v_t_3 = b_0_w2[((v_t_1 >> 1u) + 1i)];
+  let v_t_4 = ((v_t_2 >> 0u) & 65535u);
+  let v_t_5 = ((v_t_2 >> 16u) & 65535u);
+  let v_t_6 = ((v_t_3 >> 0u) & 65535u);
+  let v_t_7 = ((v_t_3 >> 16u) & 65535u);
+  let v_t_8 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_vec_a.v_blur_y_min_0) - kernel_1_blur_y_vec_a.v_blur_x_min_0) + (((v_blur_y_s0_y - kernel_1_blur_y_vec_a.v_blur_x_min_1) + 1i) * kernel_1_blur_y_vec_a.v_blur_x_extent_0));
+  let v_t_9 = b_0_w2[(v_t_8 >> 1u)];
+  let v_t_10 = b_0_w2[((v_t_8 >> 1u) + 1i)];
+  let v_t_11 = ((v_t_9 >> 0u) & 65535u);
+  let v_t_12 = ((v_t_9 >> 16u) & 65535u);
+  let v_t_13 = ((v_t_10 >> 0u) & 65535u);
+  let v_t_14 = ((v_t_10 >> 16u) & 65535u);
+  let v_t_15 = ((v_t_4 + v_t_11) & 65535u);
+  let v_t_16 = ((v_t_5 + v_t_12) & 65535u);
+  let v_t_17 = ((v_t_6 + v_t_13) & 65535u);
+  let v_t_18 = ((v_t_7 + v_t_14) & 65535u);
+  let v_t_19 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_vec_a.v_blur_y_min_0) - kernel_1_blur_y_vec_a.v_blur_x_min_0) + (((v_blur_y_s0_y - kernel_1_blur_y_vec_a.v_blur_x_min_1) + 2i) * kernel_1_blur_y_vec_a.v_blur_x_extent_0));
+  let v_t_20 = b_0_w2[(v_t_19 >> 1u)];
+  let v_t_21 = b_0_w2[((v_t_19 >> 1u) + 1i)];
+  let v_t_22 = ((v_t_20 >> 0u) & 65535u);
+  let v_t_23 = ((v_t_20 >> 16u) & 65535u);
+  let v_t_24 = ((v_t_21 >> 0u) & 65535u);
+  let v_t_25 = ((v_t_21 >> 16u) & 65535u);
+  let v_t_26 = ((v_t_15 + v_t_22) & 65535u);
+  let v_t_27 = ((v_t_16 + v_t_23) & 65535u);
+  let v_t_28 = ((v_t_17 + v_t_24) & 65535u);
+  let v_t_29 = ((v_t_18 + v_t_25) & 65535u);
+  let v_t_30 = hl_div_u32(v_t_26, 3u);
+  let v_t_31 = hl_div_u32(v_t_27, 3u);
+  let v_t_32 = hl_div_u32(v_t_28, 3u);
+  let v_t_33 = hl_div_u32(v_t_29, 3u);
+  let v_t_34 = (v_t_30 & 255u);
+  let v_t_35 = (v_t_31 & 255u);
+  let v_t_36 = (v_t_32 & 255u);
+  let v_t_37 = (v_t_33 & 255u);
+  let v_t_38 = (min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) - 3i)) + ((v_blur_y_s0_y - kernel_1_blur_y_vec_a.v_blur_y_min_1) * kernel_1_blur_y_vec_a.v_blur_y_stride_1));
+  b_1_w4[(v_t_38 >> 2u)] = (((v_t_34 | (v_t_35 << 8u)) | (v_t_36 << 16u)) | (v_t_37 << 24u));
 }

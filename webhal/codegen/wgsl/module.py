@@ -42,15 +42,18 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
         parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
                      f"b_{b['id']}: array<{element}>;")
     # Kernels that access a buffer as whole vectors (passes/vector_buffers.py) see it through
-    # a variable of its own at the same binding, an array of vectors; no entry point uses both.
+    # a variable of its own at the same binding, an array of vectors (of plain words, for 8/16-bit
+    # elements); no entry point uses both.
     vector_views: dict[tuple[str, int], Binding] = {}
     for k in kernels:
         for name, w in sorted(k.vector_buffers.items()):
             if (name, w) in vector_views:
                 continue
             b, t = buffers[name], k.buffers[name][0].with_lanes(w)
+            if b["packed"]:  # whole words, none shared between invocations: not atomic
+                t = UInt(32)
             access = "read" if b["read_only"] else "read_write"
-            var = f"b_{b['id']}_v{w}"
+            var = f"b_{b['id']}_{'w' if b['packed'] else 'v'}{w}"
             vector_views[name, w] = Binding(var, t)
             parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
                          f"{var}: array<{wgsl_type(t)}>;")

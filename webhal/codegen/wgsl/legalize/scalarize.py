@@ -15,14 +15,17 @@ from __future__ import annotations
 import dataclasses
 
 from webhal.codegen.wgsl.legalize.names import Bindings, Names
-from webhal.codegen.wgsl.legalize.nodes import intrinsic
+from webhal.codegen.wgsl.legalize.nodes import intrinsic, is_narrow
 from webhal.codegen.wgsl.legalize.rewriter import Rewriter
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
+from webhal.ir.types import Type, UInt
 from webhal.ir.visitor import children, rebuild, walk
+
+U32 = UInt(32)
 
 # What a name stands for while rewriting: its lanes (a vector) or its new scalar value.
 Env = dict[str, "list[ir.Expr] | ir.Expr"]
@@ -40,7 +43,8 @@ def scalarize(body: st.Stmt, names: Names | None = None,
     (name -> width w), whose indices are dense ramps at multiples of w (passes/vector_buffers
     proved it, or the host tests it before the launch): each is made of w-wide Loads and Stores
     at index base / w, bound to LetStmts, whose lanes are VECTOR_LANE calls; a stored vector is
-    a MAKE_VECTOR call of computed lanes."""
+    a MAKE_VECTOR call of computed lanes. A buffer of 8/16-bit elements is read and written as
+    UInt(32) words of w elements instead (shifts and masks; pack_storage leaves them be)."""
     return _Scalarize(names or Names(body), vector or {}).stmt(body)
 
 
@@ -82,6 +86,10 @@ class _Scalarize(Rewriter):
         values = self.bound_lanes(s.value, self.env, b)
         indices = self.lanes(s.index, self.env, b)
         w = self.vector.get(s.name)
+        if w is not None and is_narrow(s.value.type):
+            return st.Block(tuple(
+                st.Store(s.name, _word_of(values[j:j + w]), _vector_index(indices[0], j, w))
+                for j in range(0, len(values), w)))
         if w is not None:
             t = s.value.type.element_of().with_lanes(w)
             return st.Block(tuple(
@@ -152,6 +160,12 @@ class _Scalarize(Rewriter):
                     raise CompileError("GPU code generation has no predicated loads")
                 indices = self.lanes(e.index, env, b)
                 w = self.vector.get(e.name)
+                if w is not None and is_narrow(e.type):
+                    out = []
+                    for j in range(0, n, w):
+                        word = b.bind(ir.Load(U32, e.name, _vector_index(indices[0], j, w)))
+                        out += [_element_of(word, e.type.element_of(), i) for i in range(w)]
+                    return out
                 if w is not None:
                     t = e.type.element_of()
                     out = []
@@ -174,6 +188,24 @@ def _vector_index(base: ir.Expr, offset: int, w: int) -> ir.Expr:
     w, offset of w)."""
     shift = intrinsic(base.type, "shift_right", base, ops.const(w.bit_length() - 1, base.type))
     return ops.add(shift, ops.const(offset // w, base.type)) if offset else shift
+
+
+def _element_of(word: ir.Expr, t: Type, i: int) -> ir.Expr:
+    """Element i of the 8/16-bit type t packed in a 32-bit word (element 0 in the low bits)."""
+    value = ir.Cast(UInt(t.bits), intrinsic(U32, "shift_right", word, ops.const(i * t.bits, U32)))
+    return ir.Reinterpret(t, value) if t.is_int() else value
+
+
+def _word_of(values: list[ir.Expr]) -> ir.Expr:
+    """The 32-bit word that packs 8/16-bit values (the first in the low bits)."""
+    t = values[0].type
+    word = None
+    for i, v in enumerate(values):
+        bits = ir.Cast(U32, ir.Reinterpret(UInt(t.bits), v) if t.is_int() else v)
+        if i:
+            bits = intrinsic(U32, "shift_left", bits, ops.const(i * t.bits, U32))
+        word = bits if word is None else intrinsic(U32, "bitwise_or", word, bits)
+    return word
 
 
 def _lane(e: ir.Expr, kids: tuple[ir.Expr, ...]) -> ir.Expr:
