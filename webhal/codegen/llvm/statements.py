@@ -4,6 +4,8 @@ that return the runtime's error code, and stores."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from llvmlite import ir as ll
 
 from webhal import abi
@@ -27,6 +29,68 @@ def opaque(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
     return cast
 
 
+@dataclass(frozen=True, slots=True)
+class EarlyFree(st.Stmt):
+    """Free heap allocation `name` here, before its Allocate's body ends (codegen only)."""
+    name: str
+
+
+def _with_early_free(body: st.Stmt, name: str) -> st.Stmt | None:
+    """body with an EarlyFree(name) just after the last statement that mentions the
+    allocation, as Halide frees a buffer after its last use rather than at the end of its
+    scope: the next buffers then reuse its memory (the bilateral grid's blury takes blurz's
+    place), where keeping all of them until the end made the heap grow and shrink on every
+    call, page faults included. The free is placed only through lets, producer/consumer
+    markers, allocations and blocks, never in a loop or a branch, so it runs exactly once;
+    None when the last use ends the body (the free stays where it was)."""
+    match body:
+        case st.Block():
+            uses = [i for i, c in enumerate(body.stmts) if _mentions(c, name)]
+            if not uses:
+                return None
+            last = uses[-1]
+            inner = _with_early_free(body.stmts[last], name)
+            if inner is not None:
+                return st.Block(body.stmts[:last] + (inner,) + body.stmts[last + 1:])
+            if last == len(body.stmts) - 1:
+                return None
+            return st.Block(body.stmts[:last + 1] + (EarlyFree(name),)
+                            + body.stmts[last + 1:])
+        case st.LetStmt() | st.ProducerConsumer():
+            inner = _with_early_free(body.body, name)
+            return None if inner is None else replace(body, body=inner)
+        case st.Allocate() if body.name != name:
+            inner = _with_early_free(body.body, name)
+            return None if inner is None else replace(body, body=inner)
+    return None
+
+
+def _mentions(s: st.Stmt, name: str) -> bool:
+    """Whether s names the allocation (or a name under it, as name.buffer): its loads, stores
+    and variables; a GPU launch is taken to use every buffer."""
+    prefix = name + "."
+    seen, stack = set(), [s]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, tuple):
+            stack.extend(n)
+            continue
+        if isinstance(n, st.GPULaunch):
+            return True
+        for field in getattr(n, "__dataclass_fields__", ()):
+            values = getattr(n, field)
+            for v in values if isinstance(values, tuple) else (values,):
+                if isinstance(v, str):
+                    if v == name or v.startswith(prefix):
+                        return True
+                elif isinstance(v, ir.Expr | st.Stmt | tuple):
+                    stack.extend(v if isinstance(v, tuple) else (v,))
+    return False
+
+
 class StmtCodegen(ExprCodegen):
     def __init__(self, module: ll.Module, size_t: ll.IntType):
         super().__init__()
@@ -38,6 +102,8 @@ class StmtCodegen(ExprCodegen):
         # Whether a run-time-sized allocation is on the stack now: nested ones go to the heap,
         # so such allocations take at most STACK_LIMIT of a (small) pthread stack in all.
         self.runtime_stack_in_use = False
+        # The run-time-sized allocations open now: whether each is on the stack (an i1).
+        self.on_stack: dict[str, ll.Value] = {}
 
     def stmt(self, s: st.Stmt) -> None:
         method = getattr(self, "_s_" + type(s).__name__, None)
@@ -143,8 +209,18 @@ class StmtCodegen(ExprCodegen):
             self.allocate_small_on_stack(s, nbytes)
             return
         ptr = self.heap_allocate(s.name, nbytes)
-        self.bind(s.name, ptr, lambda: self.stmt(s.body))
-        self.heap_free(ptr)
+        body = _with_early_free(s.body, s.name)
+        self.bind(s.name, ptr, lambda: self.stmt(body or s.body))
+        if body is None:
+            self.heap_free(ptr)
+
+    def _s_EarlyFree(self, s):
+        small = self.on_stack.get(s.name)
+        if small is None:
+            self.heap_free(self.symbols[s.name])
+            return
+        with self.builder.if_then(self.builder.not_(small)):  # the stack's goes at the end
+            self.heap_free(self.symbols[s.name])
 
     def allocate_small_on_stack(self, s, nbytes) -> None:
         """A run-time size: on the stack when it comes to STACK_LIMIT or less, released when
@@ -165,12 +241,16 @@ class StmtCodegen(ExprCodegen):
         ptr.add_incoming(stack_ptr, stack_block)
         ptr.add_incoming(heap_ptr, heap_block)
         self.runtime_stack_in_use = True
+        body = _with_early_free(s.body, s.name)
+        self.on_stack[s.name] = small
         try:
-            self.bind(s.name, ptr, lambda: self.stmt(s.body))
+            self.bind(s.name, ptr, lambda: self.stmt(body or s.body))
         finally:
             self.runtime_stack_in_use = False
-        with b.if_then(b.not_(small)):
-            self.heap_free(ptr)
+            del self.on_stack[s.name]
+        if body is None:
+            with b.if_then(b.not_(small)):
+                self.heap_free(ptr)
         b.call(self.declare("llvm.stackrestore.p0", ll.VoidType(), [PTR]), [saved])
 
     def heap_allocate(self, name: str, nbytes) -> ll.Value:
