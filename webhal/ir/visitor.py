@@ -6,38 +6,49 @@ import dataclasses
 from collections.abc import Callable, Iterator
 
 from webhal.ir import nodes as ir
+from webhal.ir.stmt import Stmt
 
-_NODE_TYPES: tuple = ()
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_NODE_TYPES = (ir.Expr, Stmt)
+# Annotations of fields that never hold a node: children() and rebuild() skip them.
+_LEAF_FIELDS = frozenset({"str", "int", "float", "bool", "Type", "ForType", "DeviceAPI",
+                          "CallType", "tuple[int, int] | None"})
+# type -> (its field names, in order; the names of those that may hold nodes)
+_PLANS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _is_node(v) -> bool:
-    global _NODE_TYPES
-    if not _NODE_TYPES:
-        from webhal.ir.stmt import Stmt
-        _NODE_TYPES = (ir.Expr, Stmt)
     return isinstance(v, _NODE_TYPES)
 
 
+def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        fields = dataclasses.fields(cls)
+        plan = (tuple(f.name for f in fields),
+                tuple(f.name for f in fields if str(f.type) not in _LEAF_FIELDS))
+        _PLANS[cls] = plan
+    return plan
+
+
 def _fields(node) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(type(node))
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(node))
-        _FIELD_NAMES[type(node)] = names
-    return names
+    return _plan(type(node))[0]
 
 
-def children(node) -> Iterator:
-    for name in _fields(node):
+def children(node) -> list:
+    """The nodes directly under node, in field order (a list)."""
+    plan = _PLANS.get(type(node)) or _plan(type(node))
+    out = []
+    for name in plan[1]:
         value = getattr(node, name)
-        if _is_node(value):
-            yield value
+        if isinstance(value, _NODE_TYPES):
+            out.append(value)
         elif isinstance(value, tuple):
             for v in value:
-                if _is_node(v):
-                    yield v
+                if isinstance(v, _NODE_TYPES):
+                    out.append(v)
                 elif isinstance(v, tuple):  # Realize bounds: ((min, extent), ...)
-                    yield from (w for w in v if _is_node(w))
+                    out.extend(w for w in v if isinstance(w, _NODE_TYPES))
+    return out
 
 
 def per_node(maxsize: int = 4096):
@@ -64,30 +75,42 @@ def per_node(maxsize: int = 4096):
 def walk(node) -> Iterator:
     """Every node under `node`, itself first."""
     stack = [node]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        n = stack.pop()
+        n = pop()
         yield n
-        stack.extend(reversed(list(children(n))))
+        below = children(n)
+        if below:
+            below.reverse()
+            extend(below)
+
+
+def _apply_tuple(value: tuple, fn: Callable) -> tuple:
+    new = tuple(fn(w) if isinstance(w, _NODE_TYPES) else
+                _apply_tuple(w, fn) if isinstance(w, tuple) else w for w in value)
+    return value if all(a is b for a, b in zip(new, value)) else new
 
 
 def rebuild(node, fn: Callable):
     """`node` with fn applied to each child; the same object when nothing changed."""
-    changes = {}
-
-    def apply(v):
-        if _is_node(v):
-            return fn(v)
-        if isinstance(v, tuple):
-            new = tuple(apply(w) for w in v)
-            return v if all(a is b for a, b in zip(new, v)) else new
-        return v
-
-    for name in _fields(node):
+    cls = type(node)
+    names, child_names = _PLANS.get(cls) or _plan(cls)
+    changes = None
+    for name in child_names:
         value = getattr(node, name)
-        new = apply(value)
+        if isinstance(value, _NODE_TYPES):
+            new = fn(value)
+        elif isinstance(value, tuple):
+            new = _apply_tuple(value, fn)
+        else:
+            continue
         if new is not value:
+            if changes is None:
+                changes = {}
             changes[name] = new
-    return dataclasses.replace(node, **changes) if changes else node
+    if changes is None:
+        return node
+    return cls(*[changes[n] if n in changes else getattr(node, n) for n in names])
 
 
 def substitute(node, replacements: dict[str, ir.Expr]):

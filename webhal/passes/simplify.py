@@ -147,18 +147,28 @@ def _constant_extent(loop: st.For, lets: dict[str, ir.Expr]) -> st.For:
     computed at a tile of its consumer), which vectorize and unroll need to see."""
     e = loop.extent
     for _ in range(8):  # lets whose values name earlier lets
-        nodes = list(walk(e))
         # Names that cancel do so within a few small levels; a pyramid's regions, each naming
         # its consumer's twice, would double the expression with every level substituted.
-        if len(nodes) > _MAX_EXTENT_NODES:
+        if _larger_than(e, _MAX_EXTENT_NODES):
             break
-        names = {n.name for n in nodes if isinstance(n, ir.Variable)} & lets.keys()
+        names = variable_names(e) & lets.keys()
         if not names:
             break
         e = simplify_expr(substitute(e, {n: lets[n] for n in names}))
         if ops.as_const(e) is not None:
             return st.For(loop.name, loop.min, e, loop.for_type, loop.body, loop.device_api)
     return loop
+
+
+def _larger_than(e: ir.Expr, limit: int) -> bool:
+    """Whether the tree e (shared subtrees counted each time) has over `limit` nodes; walks
+    at most limit + 1 of them."""
+    count = 0
+    for _ in walk(e):
+        count += 1
+        if count > limit:
+            return True
+    return False
 
 
 def _facts(condition: ir.Expr) -> dict[str, ir.Expr]:

@@ -17,7 +17,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType
-from webhal.ir.visitor import walk
+from webhal.ir.visitor import children
 
 STACK_LIMIT = 16 * 1024  # bytes: allocations up to this live on the stack
 
@@ -89,6 +89,21 @@ def _mentions(s: st.Stmt, name: str) -> bool:
                 elif isinstance(v, ir.Expr | st.Stmt | tuple):
                     stack.extend(v if isinstance(v, tuple) else (v,))
     return False
+
+
+def _names_used(s: st.Stmt) -> set[str]:
+    """The names of the variables, loads and stores in s: a walk that enters a node shared
+    by many parents (lowered trees share subtrees widely) once."""
+    used, seen, stack = set(), set(), [s]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, ir.Variable | ir.Load | st.Store):
+            used.add(n.name)
+        stack.extend(children(n))
+    return used
 
 
 class StmtCodegen(ExprCodegen):
@@ -323,9 +338,7 @@ class StmtCodegen(ExprCodegen):
     def parallel_for(self, s):
         """Outline the body into `int task(void *uc, int i, uint8_t *closure)` and hand it to
         halide_do_par_for; the closure carries every value the body uses from outside."""
-        used = {n.name for n in walk(s.body) if isinstance(n, ir.Variable)}
-        used |= {n.name for n in walk(s.body) if isinstance(n, ir.Load | st.Store)}
-        captured = sorted(n for n in used if n in self.symbols and n != s.name)
+        captured = sorted(n for n in _names_used(s.body) if n in self.symbols and n != s.name)
         values = [self.symbols[n] for n in captured]
         closure_t = ll.LiteralStructType([v.type for v in values])
         b = self.builder
