@@ -51,6 +51,9 @@ def test_textures_and_image_data_in_and_out(image_kinds_package, dawn_node):
     for i in ("0", "1"):
         assert run3[i] == {k: run1[k] for k in run3[i]}, i
 
+    # Run 4: a grey uint8 output 256 wide copied into its r8unorm target without a kernel.
+    assert got["direct"] == 0
+
     # Run 2: ImageData planar, rgba8unorm interleaved, colour into the grey inputs (luma).
     level2 = ((77 * other[..., 0].astype(np.float32) + 150 * other[..., 1].astype(np.float32)
                + 29 * other[..., 2].astype(np.float32)) / 256 / 255).astype(np.float32)
