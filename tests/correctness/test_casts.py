@@ -81,3 +81,25 @@ def test_int_literals_wrap_to_the_type(target):
     f = hl.Func("f")
     f[x] = hl.cast(hl.UInt(8), 300) + hl.u8(x) * hl.u8(200)
     check(f, [W], target, expected=((44 + np.arange(W) * 200) % 256).astype(np.uint8))
+
+
+@pytest.mark.parametrize("dst,lo,hi", [(np.int32, 0, 1792), (np.int32, 3, 6), (np.uint8, 0, 255),
+                                       (np.int16, 0, 1000), (np.uint16, 2, 65535)],
+                         ids=lambda v: str(v) if isinstance(v, int) else np.dtype(v).name)
+def test_clamped_cast_of_a_float(target, dst, lo, hi):
+    """clamp(int(f), lo, hi) with constants 0 <= lo <= hi, which the LLVM backend clamps in
+    floats and converts without saturating: NaN, infinities and values past either end give
+    what saturation then the clamp give (NaN to lo, as int(NaN) is 0 and 0 <= lo)."""
+    d = _data(np.float32)
+    d.reshape(-1)[8:16] = [lo - 0.5, hi + 0.5, hi + 0.99, lo + 0.99, -0.0, 0.0, 5e9, -5e9]
+    image = hl.Buffer(d, "source")
+    t = HL[np.dtype(dst)]
+    clamped, nested = hl.Func("clamped"), hl.Func("nested")
+    clamped[x, y] = hl.clamp(hl.cast(t, image[x, y]), lo, hi)
+    nested[x, y] = hl.min(hl.max(hl.cast(t, image[x, y] * 3), lo), hi)
+    clamped.compute_root().vectorize(x, 8)  # vectors and their scalar tail
+    with np.errstate(all="ignore"):
+        expected = [np.clip(_numpy_cast(d, dst).astype(np.int64), lo, hi).astype(dst).T,
+                    np.clip(_numpy_cast(d * np.float32(3), dst).astype(np.int64), lo, hi)
+                    .astype(dst).T]
+    check(hl.Pipeline([clamped, nested]), [W, H], target, expected=expected)
