@@ -41,6 +41,10 @@ def _combine(op, a: ir.Expr, b: ir.Expr) -> ir.Expr:
     ra, rb = isinstance(a, ir.Ramp), isinstance(b, ir.Ramp)
     if ba and bb and op in _FOLD:
         return ir.Broadcast(_FOLD[op](a.value, b.value), n)
+    if bb and op in (ir.Add, ir.Sub):
+        merged = _merge_broadcasts(op, a, b.value, n)
+        if merged is not None:
+            return merged
     if op is ir.Add:
         if ra and bb:
             return ir.Ramp(ops.add(a.base, b.value), a.stride, n)
@@ -61,6 +65,26 @@ def _combine(op, a: ir.Expr, b: ir.Expr) -> ir.Expr:
     if op is ir.Div or op is ir.Mod:  # a ramp over a divisor of its stride stays a ramp
         return _FOLD[op](a, b)
     return op(a, b)
+
+
+def _merge_broadcasts(op, a: ir.Expr, z: ir.Expr, n: int) -> ir.Expr | None:
+    """(x +- broadcast(y)) +- broadcast(z) as x +- one broadcast of a scalar, as Halide's
+    simplifier moves broadcasts outwards and merges them: the scalar sum is then computed once
+    outside the vector loop instead of a vector add per iteration (a table's index
+    `(i - k*256) + 1792` becomes `i + x8(1792 - k*256)`). Integers only: their + and - wrap
+    (or, for signed 32 and 64 bits, never overflow), so any grouping gives the same value;
+    floats would round differently."""
+    if a.type.is_float() or not isinstance(a, ir.Add | ir.Sub) or \
+            not isinstance(a.b, ir.Broadcast) or _lanes(a.a) != n:
+        return None
+    y = a.b.value
+    # x + y + z, x + y - z, x - y + z, x - y - z: the sign of y is a's, z's is op's.
+    if isinstance(a, ir.Add):
+        scalar = ops.add(y, z) if op is ir.Add else ops.sub(y, z)
+        return ir.Add(a.a, ir.Broadcast(scalar, n))
+    if op is ir.Add:
+        return ir.Add(a.a, ir.Broadcast(ops.sub(z, y), n))
+    return ir.Sub(a.a, ir.Broadcast(ops.add(y, z), n))
 
 
 _FOLD = {ir.Add: ops.add, ir.Sub: ops.sub, ir.Mul: ops.mul, ir.Min: ops.minimum,
