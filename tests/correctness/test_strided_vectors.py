@@ -1,7 +1,10 @@
 """Vector loads and stores of stride 2 to 4 (interleaved channels, every other element): a dense
-load and a shuffle, k stores into consecutive bases merged into one interleaving store, and
-the stores left apart when one value reads what another stores. A specialize() on a stride
-makes its branch's accesses dense."""
+load and a shuffle, k stores into consecutive bases merged into one interleaving store (also
+under the same lets), the stores left apart when one value reads what another stores, and a
+lone strided store written lane by lane at scalar addresses. A specialize() on a stride makes
+its branch's accesses dense."""
+
+import re
 
 import numpy as np
 import pytest
@@ -128,3 +131,57 @@ def test_a_specialized_stride_makes_dense_accesses(tmp_path):
     path = tmp_path / "brighter.stmt"
     f.compile_to_lowered_stmt(str(path), [inp], hl.StmtOutputFormat.Text, hl.Target("host"))
     assert ", 1, 16)]" in path.read_text()
+
+
+def _tiled_channels(f: hl.Func) -> None:
+    """interpolate's output schedule: channels unrolled inside a 2x2 tile whose x is
+    vectorized, so every store has stride 2 and its partner (the next x) is three stores on."""
+    xi, yi = hl.Var("xi"), hl.Var("yi")
+    f.reorder(c, x, y).bound(c, 0, 3).unroll(c).tile(x, y, xi, yi, 2, 2).unroll(xi) \
+        .unroll(yi).vectorize(x, 8)
+
+
+def _unrolled_pairs(g: hl.Func) -> None:
+    """interpolate's pyramid levels: x unrolled by 2 inside its vectors, y by 2 outside its
+    parallel strips, so both stores of a pair sit under the unrolled y's lets."""
+    g.parallel(y, 8).unroll(x, 2).unroll(y, 2).vectorize(x, 8)
+
+
+def test_stride_two_stores_apart_and_under_lets(target):
+    """Both schedules, with tails (an odd width and height), in every target."""
+    inp = hl.ImageParam(hl.Float(32), 3, "inp")
+    values = np.random.default_rng(3).random((3, 19, W)).astype(np.float32)
+    inp.set(hl.Buffer(values))
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x, y, c] = inp[x, y, c] * 2 + hl.f32(c)
+    g[x, y] = inp[x, y, 1] * 3 + hl.f32(x)
+    _tiled_channels(f)
+    _unrolled_pairs(g)
+    channels = np.arange(3, dtype=np.float32)[:, None, None]
+    check(f, [W, 19, 3], target, expected=(values * 2 + channels).T, rtol=1e-6)
+    check(g, [W, 19], target, expected=(values[1] * 3 + np.arange(W, dtype=np.float32)).T,
+          rtol=1e-6)  # the host fuses the multiply-add
+
+
+@pytest.mark.parametrize("where", ["host", "wasm-32-wasmrt-wasm_simd128"])
+def test_stride_two_stores_address_lanes_as_scalars(tmp_path, where):
+    """A store of stride 2 with no partner next to it writes lane by lane at base + 2i, each
+    address a scalar (the vector of indices taken apart cost two to three instructions a
+    lane); a pair under the same lets is one dense store of 16 floats."""
+    inp = hl.ImageParam(hl.Float(32), 3, "inp")
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x, y, c] = inp[x, y, c] * 2 + hl.f32(c)
+    g[x, y] = inp[x, y, 0] * 2 + hl.f32(x)
+    f.bound(x, 0, 64).bound(y, 0, 8)  # no tails: every store is a ramp of stride 2
+    g.bound(x, 0, 64).bound(y, 0, 32)
+    _tiled_channels(f)
+    _unrolled_pairs(g)
+    text = {}
+    for h in (f, g):
+        path = tmp_path / f"{h.name()}.ll"
+        h.compile_to_llvm_assembly(str(path), [inp], h.name(), hl.Target(where))
+        text[h.name()] = path.read_text()
+    assert "store float" in text["f"]
+    assert not re.search(r"extractelement <\d+ x i(32|64)>", text["f"])
+    assert "store <16 x float>" in text["g"]
+    assert "store float" not in text["g"]

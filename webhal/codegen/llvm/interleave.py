@@ -46,24 +46,44 @@ def strided_load(b: ll.IRBuilder, base_ptr: ll.Value, elem: ll.Type, lanes: int,
     return b.shuffle_vector(first, second, _mask(picks))
 
 
+def peel_lets(s: st.Stmt) -> tuple[list[st.LetStmt], st.Stmt]:
+    """The LetStmts wrapping s, outermost first, and the statement inside them."""
+    lets = []
+    while isinstance(s, st.LetStmt):
+        lets.append(s)
+        s = s.body
+    return lets, s
+
+
 def interleaved_group(stmts: tuple[st.Stmt, ...], start: int) -> int:
     """How many statements from `start` are stores that together write a dense run: k stores
     of stride k into one buffer with bases b, b+1, ..., b+k-1, none reading that buffer (so
-    their order does not matter); 0 when they are not."""
-    first = stmts[start]
+    their order does not matter); 0 when they are not. Each store may sit under lets (an
+    unrolled loop repeats its loop variables' lets before every store) when all k have the
+    same lets, none of which reads the buffer: they are then bound once around the group."""
+    lets, first = peel_lets(stmts[start])
     k = _plain_vector_store(first) and small_stride(first.index)
     if not k or start + k > len(stmts):
         return 0
-    group = stmts[start:start + k]
-    for i, s in enumerate(group):
+    bindings = [(let.name, let.value) for let in lets]
+    if any(_reads(let.value, first.name) for let in lets):
+        return 0
+    for i, s in enumerate(stmts[start:start + k]):
+        s_lets, s = peel_lets(s)
+        if i and [(let.name, let.value) for let in s_lets] != bindings:
+            return 0
         if not _plain_vector_store(s) or s.name != first.name or \
                 s.value.type != first.value.type or small_stride(s.index) != k:
             return 0
         if ops.as_const(ops.sub(s.index.base, first.index.base)) != i:
             return 0
-        if any(isinstance(n, ir.Load) and n.name == first.name for n in walk(s.value)):
+        if _reads(s.value, first.name):
             return 0
     return k
+
+
+def _reads(e: ir.Expr, name: str) -> bool:
+    return any(isinstance(n, ir.Load) and n.name == name for n in walk(e))
 
 
 def interleave(b: ll.IRBuilder, values: list[ll.Value]) -> ll.Value:

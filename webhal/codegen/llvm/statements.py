@@ -151,8 +151,16 @@ class StmtCodegen(ExprCodegen):
                 self.stmt(s.stmts[i])
                 i += 1
 
-    def interleaved_store(self, stores) -> None:
-        """k stores of stride k into consecutive bases, as one dense store."""
+    def interleaved_store(self, group) -> None:
+        """k stores of stride k into consecutive bases (under the same lets: bound once), as
+        one dense store."""
+        lets, _ = interleave.peel_lets(group[0])
+        if lets:
+            let = lets[0]
+            self.bind(let.name, self.expr(let.value),
+                      lambda: self.interleaved_store([s.body for s in group]))
+            return
+        stores = group
         values = [self.expr(x.value) for x in stores]
         elem = memory_type(stores[0].value.type.element_of())
         p = self.element_pointer(stores[0].name, self.index(stores[0].index.base), elem)
@@ -195,6 +203,20 @@ class StmtCodegen(ExprCodegen):
         elif isinstance(s.index, ir.Ramp) and ops.is_const(s.index.stride, 1):
             p = self.element_pointer(s.name, self.index(s.index.base), elem)
             self.tbaa(self.builder.store(v, p, align=value_t.bytes), s.name)
+        elif isinstance(s.index, ir.Ramp) and s.index.base.type.is_scalar():
+            # Lane i at base + i * stride, a scalar address each (as Halide's scatter): the
+            # vector of indices, taken apart lane by lane, cost two to three instructions more
+            # per lane (x86 pextrd + movslq).
+            p = self.element_pointer(s.name, self.index(s.index.base), elem)
+            stride = ops.as_const(s.index.stride)
+            step = None if isinstance(stride, int) else self.index(s.index.stride)
+            for i in range(value_t.lanes):
+                offset = ll.Constant(step.type, i) if step is not None else None
+                at = self.builder.mul(step, offset, flags=["nsw"]) if step is not None \
+                    else ll.Constant(I32, i * stride)
+                x = self.builder.extract_element(v, ll.Constant(I32, i))
+                self.tbaa(self.builder.store(x, self.builder.gep(p, [at], source_etype=elem),
+                                             align=value_t.bytes), s.name)
         else:
             idx = self.index(s.index)
             for i in range(value_t.lanes):
