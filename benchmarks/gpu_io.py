@@ -1,10 +1,12 @@
 """The webgpu variant's host copies and per-call cost against Dawn's floors (issue 30, items
-3 and 4): `python -m benchmarks.gpu_io [--build-only] [--sizes 2048,8192] [--table 4096]
-[--calls 1000] [--call-size 2048] [--reps 10] [--only io,call,table]`.
+3 and 4): `python -m benchmarks.gpu_io [--build-only] [--out DIR] [--packages NAME,...]
+[--sizes 2048,8192] [--table 4096] [--calls 1000] [--call-size 2048] [--reps 10]
+[--only io,call,table]`.
 
-Builds (webgpu variant only, into benchmarks/build/gpu_io/) a float32 brighten and the demos'
-local Laplacian, bilateral grid and unsharp mask, then runs benchmarks/gpu_io.mjs in Node on
-dawn.node (here on SwiftShader), which measures in one run:
+Builds (webgpu variant only, into benchmarks/build/gpu_io/ or --out) a float32 brighten, a
+float32 copy and the demos' local Laplacian, bilateral grid and unsharp mask (or only those
+--packages names: brighten_f32 is enough for io and call), then runs benchmarks/gpu_io.mjs in
+Node on dawn.node (here on SwiftShader), which measures in one run:
 (a) the float32 brighten with typed arrays in and out (written in place, and a new output
     array) at each size, against Dawn's own round trip for the same bytes (writeBuffer, a copy
     into a reused MAP_READ buffer, mapAsync, one copy out); goal within 1.3x;
@@ -78,18 +80,25 @@ class CopyF32:
             g.output.vectorize(x, 4)
 
 
-def build_packages() -> None:
-    BUILD.mkdir(parents=True, exist_ok=True)
+def build_packages(out: pathlib.Path = BUILD, names: tuple[str, ...] | None = None) -> None:
+    out.mkdir(parents=True, exist_ok=True)
     for name in ("brighten_f32", "copy_f32"):
-        build.build(__file__, name, str(BUILD / name), [TARGET], quiet=True)
+        if names is None or name in names:
+            build.build(__file__, name, str(out / name), [TARGET], quiet=True)
     for name in DEMOS:
-        build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(BUILD / name),
-                    [TARGET], quiet=True)
+        if names is None or name in names:
+            build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(out / name),
+                        [TARGET], quiet=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--out", type=pathlib.Path, default=BUILD,
+                        help="where the packages are built (default benchmarks/build/gpu_io)")
+    parser.add_argument("--packages", default=None,
+                        help="build only these (comma-separated: brighten_f32, copy_f32, "
+                        + ", ".join(DEMOS) + ")")
     parser.add_argument("--sizes", default="2048,8192")
     parser.add_argument("--table", type=int, default=4096)
     parser.add_argument("--calls", type=int, default=1000)
@@ -99,14 +108,15 @@ def main() -> int:
     parser.add_argument("--bw-size", type=int, default=8192)
     parser.add_argument("--bw-runs", type=int, default=50)
     args = parser.parse_args()
-    build_packages()
+    names = tuple(args.packages.split(",")) if args.packages else None
+    build_packages(args.out.resolve(), names)
     if args.build_only:
-        print(f"built in {BUILD}")
+        print(f"built in {args.out}")
         return 0
     from webhal.runners.node import run_node
     from webhal.toolchain import private_runtime_dir
     out = run_node(ROOT / "benchmarks" / "gpu_io.mjs",
-                   [str(BUILD), "--sizes", args.sizes, "--table", str(args.table),
+                   [str(args.out.resolve()), "--sizes", args.sizes, "--table", str(args.table),
                     "--calls", str(args.calls), "--call-size", str(args.call_size),
                     "--reps", str(args.reps), "--only", args.only,
                     "--bw-size", str(args.bw_size), "--bw-runs", str(args.bw_runs)],

@@ -11,6 +11,13 @@
 // order after them; each dispatch's scalar arguments have their own slot of one uniform buffer,
 // written once per submission.
 //
+// A run whose arguments are all GPUBuffers, and whose entry only recorded dispatches (no
+// upload of host data, no readback, no image kernels, one submission), leaves a replay: its
+// dispatches and their arguments' bytes, under the run's arguments (`keep`). A later run with
+// the same arguments (the same GPUBuffers, shapes and scalars) is that replay, submitted
+// without calling the wasm (`replay`), while every buffer its bind groups name still stands:
+// a buffer of the runtime's destroyed (remade at another size, say) voids every replay.
+//
 // A variant built with `profile` gets a GpuProfiler (profile.js): each dispatch is then its
 // own compute pass with timestamp writes (or, without 'timestamp-query', its own submission,
 // timed by the wall clock), and uploads and readbacks are waited for and timed. Unprofiled
@@ -44,6 +51,17 @@ const NONE = new Map();
 
 // A bind group cache larger than this is started over (see WebGPURuntime._bindGroup).
 const MAX_BIND_GROUPS = 256;
+
+// Replays kept (the argument sets last run: two for GPUBuffers used in turn, as a ping-pong).
+const MAX_REPLAYS = 4;
+
+// Whether two replay keys (flat arrays of arguments) are the same: the same objects, and the
+// same numbers (-0 is not 0; NaN is NaN).
+function sameKey(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
 
 // Whether the first n bytes of a and b are the same.
 function sameBytes(a, b, n) {
@@ -256,6 +274,15 @@ export class WebGPURuntime {
     this.lost = null;
     this.userDevice = userDevices.has(device);
     this.profiler = profile ? new GpuProfiler(device) : null;
+    // Replays (see the header): what this run recorded (flat: pipeline, group, gx, gy, gz per
+    // dispatch; null once the run did anything else), how many submissions it made, its replay
+    // once finish() found it one, and the replays kept. `generation` counts the runtime's
+    // buffers destroyed: a replay made in another generation may bind one of them.
+    this.log = null;
+    this.submits = 0;
+    this.candidate = null;
+    this.replays = [];
+    this.generation = 0;
     device.lost?.then((info) => { this.lost = info.message || info.reason || 'lost'; });
   }
 
@@ -275,7 +302,60 @@ export class WebGPURuntime {
     this.pass = null;
     this.slots = 0;
     this.pending = [];
+    this.log = this.profiler ? null : [];
+    this.submits = 0;
+    this.candidate = null;
     this.profiler?.startRun();
+  }
+
+  /** Keep the replay of the run that just finished under `key` (its arguments, flat), when
+   * it left one; the pipeline calls this once the run has succeeded. */
+  keep(key) {
+    const replay = this.candidate;
+    this.candidate = null;
+    if (!replay) return;
+    replay.key = key;
+    this.replays = [replay, ...this.replays.filter((r) => !sameKey(r.key, key)
+      && r.generation === this.generation)].slice(0, MAX_REPLAYS);
+  }
+
+  /** Submit the replay kept under `key` (see keep): true, or false when there is none. */
+  replay(key) {
+    const replays = this.replays;
+    let replay = null;
+    for (let i = 0; i < replays.length; i++) {
+      if (replays[i].generation === this.generation && sameKey(replays[i].key, key)) {
+        replay = replays[i];
+        // The most recently used first: the last kept to go when another is kept.
+        if (i) replays.splice(0, 0, ...replays.splice(i, 1));
+        break;
+      }
+    }
+    if (!replay || this.lost) return false;
+    const { dispatches, args } = replay;
+    if (args && !(this.argsOnGpu && sameBytes(args, this.argsOnGpu, args.length))) {
+      this.queue.writeBuffer(this.argsBuffer, 0, args, 0, args.length);
+      this.argsOnGpu ??= new Uint8Array(this.argBytes.length);
+      this.argsOnGpu.set(args);
+    }
+    if (!dispatches.length) return true;
+    const encoder = this.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    let pipeline = null;
+    for (let i = 0; i < dispatches.length; i += 5) {
+      if (dispatches[i] !== pipeline) pass.setPipeline(pipeline = dispatches[i]);
+      pass.setBindGroup(0, dispatches[i + 1]);
+      pass.dispatchWorkgroups(dispatches[i + 2], dispatches[i + 3], dispatches[i + 4]);
+    }
+    pass.end();
+    this.queue.submit([encoder.finish()]);
+    return true;
+  }
+
+  // The runtime's own buffer `b` is destroyed: replays that bind it are void.
+  _destroyed(b) {
+    b.gpu.destroy();
+    this.generation++;
   }
 
   buffer(id, host, nbytes, hostCurrent) {
@@ -288,7 +368,7 @@ export class WebGPURuntime {
         // The data is (or is to be) in the caller's buffer: nothing to upload or read back.
         if (b?.gpu !== user) {
           if (b && !b.user) this._flush();  // recorded dispatches may still use it
-          if (b && !b.user) b.gpu.destroy();
+          if (b && !b.user) this._destroyed(b);
           b = { gpu: user, nbytes: size, user: true };
           this.buffers.set(id, b);
         }
@@ -301,7 +381,7 @@ export class WebGPURuntime {
       }
       if (!b || b.nbytes !== size || b.user) {
         if (b && !b.user) this._flush();  // recorded dispatches may still use it
-        if (b && !b.user) b.gpu.destroy();
+        if (b && !b.user) this._destroyed(b);
         b = { gpu: this.device.createBuffer({ size, usage: USAGE.STORAGE
           | USAGE.COPY_SRC | USAGE.COPY_DST }), nbytes: size };
         this.buffers.set(id, b);
@@ -388,6 +468,7 @@ export class WebGPURuntime {
       this.pass.setPipeline(this.pipelines[kernel]);
       this.pass.setBindGroup(0, group);
       this.pass.dispatchWorkgroups(gx, gy, gz);
+      this.log?.push(this.pipelines[kernel], group, gx, gy, gz);
       for (const id of ids) {
         const b = this.buffers.get(id);
         if (!this.byId.get(id).read_only && !b.user) b.deviceNewer = true;
@@ -401,9 +482,17 @@ export class WebGPURuntime {
    * `beforeSubmit(this)` records), and read the outputs kernels wrote back (into the caller's
    * arrays, or into wasm memory). A promise of that, or null when nothing is read back. */
   finish(beforeSubmit = null) {
+    const log = this.log;
+    this.log = null;
     if (beforeSubmit) this.recordImages(beforeSubmit);
     // Nothing to wait for (the usual run on GPUBuffers): submitted now, no promise.
     if (!this.pending.length && !this.profiler) {
+      // Only dispatches, all in this one submission: the run can be replayed.
+      if (log && !beforeSubmit && !this.submits) {
+        const used = this.slots * this.slotBytes;
+        this.candidate = { dispatches: log, generation: this.generation,
+          args: used ? this.argBytes.slice(0, used) : null };
+      }
       this._flush();
       return null;
     }
@@ -503,6 +592,7 @@ export class WebGPURuntime {
     this._flush();
     const slots = Math.max(8, (this.argBytes.length / this.slotBytes) * 2);
     this.argsBuffer?.destroy();
+    this.generation++;
     this.argsBuffer = this.device.createBuffer({ size: slots * this.slotBytes,
       usage: USAGE.UNIFORM | USAGE.COPY_DST });
     this.argBytes = new Uint8Array(slots * this.slotBytes);
@@ -527,6 +617,7 @@ export class WebGPURuntime {
       this.argsOnGpu.set(this.argBytes.subarray(0, used));
     }
     this.queue.submit([encoder.finish()]);
+    this.submits++;
     this.profiler?.submitted(start);
     this.encoder = null;
     this.pass = null;
@@ -537,6 +628,7 @@ export class WebGPURuntime {
   // whole 4-byte words: a last partial word goes through a 4-byte copy. Dawn copies the data
   // before returning.
   _upload(gpu, bytes, name) {
+    this.log = null;  // host data went to the GPU: a replay would not send it again
     const start = this.profiler && performance.now();
     const whole = bytes.length & ~3;
     if (whole) {
@@ -611,6 +703,9 @@ export class WebGPURuntime {
     this.buffers.clear();
     this.staging.clear();
     this.bindGroups.clear();
+    this.replays = [];
+    this.candidate = null;
+    this.generation++;
     this.pipelines = [];
     this.encoder = null;
     this.pass = null;
