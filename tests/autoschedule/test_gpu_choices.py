@@ -37,3 +37,48 @@ def test_histogram_scan_runs_in_its_tables_gpu_block():
 def test_blur_keeps_its_horizontal_pass_at_root():
     lines = schedule("blur")
     assert any(line.startswith("blur_x.compute_root()") for line in lines), lines
+
+
+def test_local_laplacian_computes_each_level_whole():
+    """Each pyramid level is one dispatch with its boundary condition and, on the coarse
+    levels, its horizontal pass inlined (the clamps bound every level's region to its size),
+    in workgroups that shrink with the level, as the hand schedule does: about as many
+    dispatches as the hand schedule's 25, where every boundary condition and horizontal pass
+    was one of some 70."""
+    lines = schedule("local_laplacian")
+    roots = [line for line in lines if ".compute_root()" in line]
+    assert len(roots) <= 30, roots
+    assert not any("repeat_edge" in line for line in roots), roots
+    coarse = next(line for line in lines if line.startswith("gauss_7."))
+    assert "gpu_tile(x, y, xo, yo, xi, yi, 4, 4)" in coarse, coarse
+    fine = next(line for line in lines if line.startswith("gauss_1."))
+    assert "gpu_tile(x, y, xo, yo, xi, yi, 16, 16)" in fine, fine
+
+
+def test_bilateral_grid_update_shares_its_samples_between_channels():
+    """The grid's update unrolls its two channels inside the RDom's loops (one sample, two
+    sums), as the hand schedule does, rather than a block dimension that computes every
+    sample twice."""
+    lines = schedule("bilateral_grid")
+    update = next(line for line in lines if line.startswith("grid.update(0)"))
+    assert ".reorder(c, r_x, r_y, x, y).unroll(c)" in update, update
+    assert "gpu_blocks(c)" not in update, update
+
+
+def test_bilateral_grid_schedule_source_gives_the_same_statement(tmp_path):
+    """The printed schedule, RVars in a reorder included, applied by hand to a fresh copy of
+    the pipeline gives the same lowered statement."""
+    target = hl.Target(TARGET)
+    auto, _, _ = demo_pipeline("bilateral_grid", TARGET, (1024, 1024))
+    source = auto.apply_autoscheduler(target, hl.AutoschedulerParams("Webhal")).schedule_source
+    by_hand, _, _ = demo_pipeline("bilateral_grid", TARGET, (1024, 1024))
+    namespace: dict = {}
+    exec(compile(source, "schedule.py", "exec"), namespace)  # noqa: S102
+    namespace["apply_schedule"](by_hand)
+    texts = []
+    for p, name in ((auto, "auto"), (by_hand, "by_hand")):
+        path = tmp_path / f"{name}.stmt"
+        p.compile_to_lowered_stmt(str(path), p.infer_arguments(), hl.StmtOutputFormat.Text,
+                                  target)
+        texts.append(path.read_text())
+    assert texts[0] == texts[1]

@@ -46,19 +46,27 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
 
 
-def _compose(c, at: dict, unique) -> tuple:
-    """Coordinate `c` of a read by an instance of its consumer whose Vars stand at `at`
-    (Var -> (root Var, scale, lo, hi) of the kernel's own Vars), as the same kind of tuple;
-    a data-dependent coordinate is its own value (`unique`: the read that makes it)."""
-    if c.var is None:
+def _compose(c: tuple, at: dict, unique) -> tuple:
+    """Coordinate `c` (var, coeff, lo, hi: a graph.Coord as plain numbers) of a read by an
+    instance of its consumer whose Vars stand at `at` (Var -> (root Var, scale, lo, hi) of the
+    kernel's own Vars), as the same kind of tuple; a data-dependent coordinate is its own value
+    (`unique`: the read that makes it)."""
+    var, coeff, clo, chi = c
+    if var is None:
         return ("?", unique)
-    if c.var == "":
-        return ("", 0, c.lo, c.hi)
-    v = at.get(c.var)
+    if var == "":
+        return ("", 0, clo, chi)
+    v = at.get(var)
     if v is None or v[0] in ("?", ""):
-        return ("?", unique) if v is None or v[0] == "?" else ("", 0, c.coeff * v[2] + c.lo,
-                                                              c.coeff * v[3] + c.hi)
-    return (v[0], c.coeff * v[1], c.coeff * v[2] + c.lo, c.coeff * v[3] + c.hi)
+        return ("?", unique) if v is None or v[0] == "?" else ("", 0, coeff * v[2] + clo,
+                                                              coeff * v[3] + chi)
+    return (v[0], coeff * v[1], coeff * v[2] + clo, coeff * v[3] + chi)
+
+
+def _plain(tap) -> tuple:
+    """A tap's coordinates as (var, coeff, lo, hi) with a float coefficient (halves and
+    doubles are exact), cheaper to compose and hash than Fractions."""
+    return tuple((c.var, float(c.coeff), c.lo, c.hi) for c in tap)
 
 
 class CostModel:
@@ -88,31 +96,56 @@ class CostModel:
         instance of its inlined producers (one producer read at the same offsets twice is the
         same value, computed once: the WGSL compiler's and the driver's common subexpressions,
         as in the Sobel magnitude, whose four inlined smoothing passes share the 3x3 input
-        taps), and one load per distinct element read from a stored Func or an input."""
+        taps), and one load per distinct element read from a stored Func or an input. It
+        depends only on which Funcs the kernel inlines, so it is computed once per such set."""
+        inlined, stack = [], [fid]
+        while stack:
+            f = stack.pop()
+            for r in self.nodes[f].reads:
+                pid = id(r.producer)
+                if choices.get(pid) == INLINE and pid not in inlined:
+                    inlined.append(pid)
+                    stack.append(pid)
+        key = (fid, frozenset(inlined))
+        cache = self.__dict__.setdefault("_gpu_cache", {})
+        if key not in cache:
+            cache[key] = self._gpu_point_cost(fid, choices)
+        return cache[key]
+
+    def _gpu_point_cost(self, fid: int, choices: dict[int, str]) -> float:
         m = self.m
         root = self.nodes[fid]
         cost = 0.0
         seen: set = set()
+        unique: dict = {}  # a data-dependent coordinate's read, as a small number
         stack = [(fid, {v: (v, 1, 0, 0) for v in root.fn.pure_args})]
         while stack:
             f, at = stack.pop()
             node = self.nodes[f]
             cost += node.ops * m.op_ns + node.widenings * m.widen_ns
+            here = tuple(at.items())
             for r in node.reads:
                 pid = id(r.producer)
                 inlined = choices.get(pid) == INLINE
-                for k, tap in enumerate(r.taps):
-                    where = tuple(_compose(c, at, (f, tuple(at.items()), pid, k)) for c in tap)
+                for k, tap in enumerate(self._plain_taps(r)):
+                    tag = unique.setdefault((f, here, pid, k), len(unique))
+                    where = tuple(_compose(c, at, tag) for c in tap)
                     if (pid, where) in seen:
                         continue
                     seen.add((pid, where))
                     if inlined:
                         stack.append((pid, dict(zip(r.producer.pure_args, where))))
-                    elif any(c.var is None for c in tap):
+                    elif any(c[0] is None for c in tap):
                         cost += m.gather_ns
                     else:
                         cost += m.load_ns
         return cost
+
+    def _plain_taps(self, r) -> list[tuple]:
+        cache = self.__dict__.setdefault("_taps", {})
+        if id(r) not in cache:
+            cache[id(r)] = [_plain(tap) for tap in r.taps]
+        return cache[id(r)]
 
     def bytes_per_point(self, fid: int) -> int:
         return max(1, self.nodes[fid].fn.type.bits // 8) * len(self.nodes[fid].fn.types)

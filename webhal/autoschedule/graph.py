@@ -38,6 +38,8 @@ class Read:
     # each call's own coordinates (`coords` merges them): calls at the same offsets read the
     # same value, which a compiler loads or computes once (common subexpressions)
     taps: list[tuple[Coord, ...]] = field(default_factory=list)
+    # each call's argument expressions (None for an update's), for exact regions (regions.py)
+    args: list[tuple | None] = field(default_factory=list)
 
     @property
     def is_stencil(self) -> bool:
@@ -164,6 +166,22 @@ def _coord(arg: ir.Expr, pure: list[str]) -> Coord:
     return Coord(None)
 
 
+def _clamped_to_constants(arg: ir.Expr) -> bool:
+    """A coordinate that is a clamp (min/max, under casts and added constants) to constant
+    bounds, whatever it clamps."""
+    from webhal.autoschedule.regions import span
+    inner = arg
+    while isinstance(inner, (ir.Cast, ir.Add, ir.Sub)):
+        if isinstance(inner, ir.Cast):
+            inner = inner.value
+        elif isinstance(inner.b, ir.IntImm):
+            inner = inner.a
+        else:
+            break
+    lo, hi = span(arg, {})
+    return isinstance(inner, (ir.Min, ir.Max)) and lo is not None and hi is not None
+
+
 def _merge(a: Coord, b: Coord) -> Coord:
     if a.var != b.var or a.coeff != b.coeff or a.var is None:
         return Coord(None)
@@ -189,16 +207,21 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                     if d is not pure:  # an update's reads are never fused: data-dependent
                         coords = [Coord(None) for _ in coords]
                     r = by_producer.get(id(c.func))
+                    args = tuple(c.args) if d is pure else None
                     if r is None:
-                        by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)])
+                        by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)],
+                                                       [args])
                     else:
                         r.coords = [_merge(a, b) for a, b in zip(r.coords, coords)]
                         r.count += 1
                         r.taps.append(tuple(coords))
+                        r.args.append(args)
         node.reads = list(by_producer.values())
         nodes[id(fn)] = node
     # A Func whose values index a read stays inlined where it can: bounds inference sees the
     # range of its expression, while a load of a stored Func's value has no bounds at all.
+    # Not where the index is clamped to constants whatever the value (the local Laplacian's
+    # intensity level `clamp(floor(v * 7), 0, 6)`): a stored value is as good there.
     for fn in functions:
         for d in fn.definitions:
             for value in d.nodes():
@@ -206,6 +229,8 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                     if c.call_type not in (ir.CallType.HALIDE, ir.CallType.IMAGE):
                         continue  # an intrinsic's arguments are values, not coordinates
                     for a in c.args:
+                        if _clamped_to_constants(a):
+                            continue
                         for inner in calls(a, ir.CallType.HALIDE):
                             if id(inner.func) in nodes:
                                 nodes[id(inner.func)].feeds_index = True

@@ -103,8 +103,17 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             for i, d in enumerate(fn.updates):
                 pure = [x.name for x in reversed(d.schedule.dims) if x.is_pure]
                 pure = [p for p in fn.pure_args if p in pure]
+                rvars = [x.name for x in d.schedule.dims if x.is_rvar]
+                extent = dict(zip(fn.pure_args, (e for _, e in region)))
+                # An update over an RDom computes its samples once for every channel when a
+                # short third Var is an unrolled loop inside the RDom's (the bilateral grid's
+                # two channels: one sample, two sums), not a block dimension of its own.
+                unrolled = [p for p in pure[2:] if extent.get(p, 0) <= MAX_UNROLLED_CHANNELS] \
+                    if rvars and len(pure) >= 3 else []
                 if pure:
-                    out += _gpu_stage(fn, key[id(fn)], i + 1, pure, region, True, tile)
+                    out += _gpu_stage(fn, key[id(fn)], i + 1,
+                                      [p for p in pure if p not in unrolled], region, True,
+                                      tile, unrolled, rvars)
                 else:  # a scan over an RDom alone: serial, on purpose
                     out.append(Directive(key[id(fn)], i + 1).call("unscheduled"))
             continue
@@ -153,6 +162,9 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
     return out
 
 
+# A Var of an update over an RDom with at most this many values is unrolled inside the RDom.
+MAX_UNROLLED_CHANNELS = 4
+
 # A scan's consumer is run in one invocation when it has at most this many points.
 MAX_SCAN_CONSUMER_POINTS = 4096
 
@@ -184,8 +196,15 @@ def _gpu_scans(model: CostModel, order: list[Function], decision: Decision) -> d
     return out
 
 
+# Workgroups a dispatch should have at least (a GPU runs tens of them at once), and the
+# invocations a workgroup shrinks to at the least to get them (half an NVIDIA warp).
+MIN_WORKGROUPS = 32
+MIN_WORKGROUP_INVOCATIONS = 16
+
+
 def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
-               root: bool, tile: tuple[int, int] = (16, 16)) -> list[Directive]:
+               root: bool, tile: tuple[int, int] = (16, 16), unrolled: list[str] = (),
+               rvars: list[str] = ()) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
     whole 32-bit words), then gpu_tile over the first two pure Vars within `tile` (x, y
     invocations, at most 256: WebGPU's default limit) and a third Var as a block loop. Vars
@@ -195,12 +214,19 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
     d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
+    if unrolled:  # innermost, inside the RDom's loops (`rvars`, innermost first)
+        d.call("reorder", *(Var(v) for v in [*unrolled, *rvars, *pure]))
+        for v in unrolled:
+            d.call("unroll", Var(v))
     inner = pure[3:]
+    extent = dict(zip(fn.pure_args, (e for _, e in region)))
     if inner:
         pure = pure[:3]
         d.call("reorder", *(Var(v) for v in inner + pure))
+        for v in inner:  # a few channels: straight-line code, their loads side by side
+            if extent.get(v, MAX_UNROLLED_CHANNELS + 1) <= MAX_UNROLLED_CHANNELS:
+                d.call("unroll", Var(v))
     taken = set(pure) | set(inner)
-    extent = dict(zip(fn.pure_args, (e for _, e in region)))
     bits = min(t.bits for t in fn.types) or 32
     pack = 32 // bits if bits < 32 else 1
     x = pure[0]
@@ -211,8 +237,18 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
         width = -(-width // pack)
     if len(pure) >= 2:
         y = pure[1]
+        height = extent.get(y, 1)
         tx = _pow2_at_least(width, tile[0])
-        ty = _pow2_at_least(extent.get(y, 1), (tile[0] * tile[1]) // tx)
+        ty = _pow2_at_least(height, (tile[0] * tile[1]) // tx)
+        # A small level (a pyramid's coarse ones) gets smaller workgroups, so that it still
+        # spreads over the GPU's cores rather than filling a few workgroups' worth of them.
+        layers = extent.get(pure[2], 1) if len(pure) >= 3 else 1
+        while tx * ty > MIN_WORKGROUP_INVOCATIONS and \
+                -(-width // tx) * -(-height // ty) * layers < MIN_WORKGROUPS:
+            if ty >= tx:  # rows first: x stays the wider side, whose loads coalesce
+                ty //= 2
+            else:
+                tx //= 2
         xo, yo, xi, yi = (_fresh(n, taken) for n in (f"{x}o", f"{y}o", f"{x}i", f"{y}i"))
         d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty)
         if len(pure) >= 3:

@@ -63,8 +63,109 @@ def check_input_estimates(images: dict, where: SourceLocation | None) -> None:
 
 
 
-def regions(nodes: dict, order: list[Function], outputs: dict[int, Region]) -> dict[int, Region]:
-    """Region of every Function (by id): outputs as given, producers from their consumers."""
+def image_env(images: dict) -> dict[str, tuple[int, int]]:
+    """Each input image's estimated min and extent per dimension, as the Variables its
+    boundary conditions read (`input.min.0`, `input.extent.0`)."""
+    env: dict[str, tuple[int, int]] = {}
+    for name, image in images.items():
+        estimates = getattr(image, "estimates", None)
+        if estimates is None:
+            continue
+        for d, e in enumerate(estimates()):
+            if e is None or e[1] is None:
+                continue
+            lo = getattr(e[0], "value", 0) if e[0] is not None else 0
+            ext = getattr(e[1], "value", None)
+            if isinstance(lo, int) and isinstance(ext, int):
+                env[f"{name}.min.{d}"] = (lo, lo)
+                env[f"{name}.extent.{d}"] = (ext, ext)
+    return env
+
+
+Span = tuple[int | None, int | None]
+
+
+def _type_span(t) -> Span:
+    if t.is_bool():
+        return 0, 1
+    if t.is_int_or_uint() and t.bits <= 16:
+        return int(t.min()), int(t.max())
+    return (0, None) if t.is_uint() else (None, None)
+
+
+def span(e, env: dict[str, Span]) -> Span:
+    """[lo, hi] of integer expression `e` as numbers, its Variables ranging over `env` (a
+    side None where unknown): a boundary condition's clamp bounds a read whatever its
+    coordinate, so a level's region stops at the level's size."""
+    def both(f, a: Span, b: Span) -> Span:
+        if None in a or None in b:
+            return None, None
+        vals = [f(x, y) for x in a for y in b]
+        return min(vals), max(vals)
+
+    match e:
+        case ir.IntImm() | ir.UIntImm():
+            return e.value, e.value
+        case ir.Variable():
+            return env.get(e.name, _type_span(e.type))
+        case ir.Add():
+            a, b = span(e.a, env), span(e.b, env)
+            return (None if None in (a[0], b[0]) else a[0] + b[0],
+                    None if None in (a[1], b[1]) else a[1] + b[1])
+        case ir.Sub():
+            a, b = span(e.a, env), span(e.b, env)
+            return (None if None in (a[0], b[1]) else a[0] - b[1],
+                    None if None in (a[1], b[0]) else a[1] - b[0])
+        case ir.Mul():
+            return both(lambda x, y: x * y, span(e.a, env), span(e.b, env))
+        case ir.Div() if isinstance(e.b, ir.IntImm) and e.b.value > 0 and \
+                e.type.is_int_or_uint():
+            a = span(e.a, env)
+            d = e.b.value
+            return (None if a[0] is None else a[0] // d, None if a[1] is None else a[1] // d)
+        case ir.Mod() if isinstance(e.b, ir.IntImm) and e.b.value > 0 and \
+                e.type.is_int_or_uint():
+            a, d = span(e.a, env), e.b.value
+            if None not in a and a[1] - a[0] < d and a[0] % d <= a[1] % d:
+                return a[0] % d, a[1] % d
+            return 0, d - 1
+        case ir.Min():
+            a, b = span(e.a, env), span(e.b, env)
+            his = [v for v in (a[1], b[1]) if v is not None]
+            return (None if None in (a[0], b[0]) else min(a[0], b[0]),
+                    min(his) if his else None)
+        case ir.Max():
+            a, b = span(e.a, env), span(e.b, env)
+            los = [v for v in (a[0], b[0]) if v is not None]
+            return (max(los) if los else None,
+                    None if None in (a[1], b[1]) else max(a[1], b[1]))
+        case ir.Select():
+            a, b = span(e.true_value, env), span(e.false_value, env)
+            return (None if None in (a[0], b[0]) else min(a[0], b[0]),
+                    None if None in (a[1], b[1]) else max(a[1], b[1]))
+        case ir.Cast() if e.type.is_int_or_uint() and e.value.type.is_int_or_uint():
+            a, t = span(e.value, env), _type_span(e.type)
+            if None in a or (t[0] is not None and a[0] < t[0]) or \
+                    (t[1] is not None and a[1] > t[1]):
+                return t
+            return a
+        case ir.Call(name="shift_right" | "shift_left") if e.call_type == \
+                ir.CallType.INTRINSIC and isinstance(e.args[1], (ir.IntImm, ir.UIntImm)):
+            a, k = span(e.args[0], env), e.args[1].value
+            if e.name == "shift_right":
+                return tuple(None if v is None else v >> k for v in a)
+            return tuple(None if v is None else v << k for v in a)
+        case ir.Let():
+            return span(e.body, {**env, e.name: span(e.value, env)})
+    return _type_span(e.type) if e.type.is_int_or_uint() or e.type.is_bool() else (None, None)
+
+
+def regions(nodes: dict, order: list[Function], outputs: dict[int, Region],
+            env: dict[str, tuple[int, int]] | None = None) -> dict[int, Region]:
+    """Region of every Function (by id): outputs as given, producers from their consumers.
+    Each read's coordinates are bounded as numbers where they can be (clamps to an input's
+    estimated size or to constants, `x / 2`, `x % 2`), else by their classification."""
+    env = env or {}
     out: dict[int, list[list[int] | None]] = {}
     for fn in reversed(order):  # consumers first
         if id(fn) in outputs:
@@ -75,23 +176,36 @@ def regions(nodes: dict, order: list[Function], outputs: dict[int, Region]) -> d
                       for lo, hi in (acc or [(None, None)] * fn.dimensions)]
         out[id(fn)] = [[m, m + e - 1] for m, e in region]
         box = dict(zip(fn.pure_args, region))
+        scope = {**env, **{v: (m, m + e - 1) for v, (m, e) in box.items()}}
         for r in nodes[id(fn)].reads:
             if not isinstance(r.producer, Function):
                 continue
             p = r.producer
             acc = out.setdefault(id(p), [None] * p.dimensions)
-            for d, c in enumerate(r.coords[:p.dimensions]):
-                if c.var is None:
-                    lo, hi = 0, _UNKNOWN_EXTENT - 1
-                elif c.var == "":
-                    lo, hi = c.lo, c.hi
-                else:
-                    m, e = box.get(c.var, (0, _UNKNOWN_EXTENT))
-                    a, b = c.coeff * m, c.coeff * (m + e - 1)
-                    lo, hi = int(min(a, b)) + c.lo, int(max(a, b)) + c.hi
-                cur = acc[d]
-                acc[d] = [lo, hi] if cur is None or cur[0] is None else \
-                    [min(cur[0], lo), max(cur[1], hi)]
+            calls = r.args if len(r.args) == len(r.taps) else [None] * len(r.taps)
+            for tap, args in zip(r.taps, calls):
+                for d, c in enumerate(tap[:p.dimensions]):
+                    lo, hi = _by_class(c, box)
+                    if args is not None:
+                        a, b = span(args[d], scope)
+                        if a is not None and b is not None and a <= b:
+                            lo, hi = a, b
+                        elif a is not None and a <= hi:
+                            lo = max(lo, a)
+                        elif b is not None and b >= lo:
+                            hi = min(hi, b)
+                    cur = acc[d]
+                    acc[d] = [lo, hi] if cur is None or cur[0] is None else \
+                        [min(cur[0], lo), max(cur[1], hi)]
     return {k: [(lo, hi - lo + 1) for lo, hi in v] for k, v in out.items()}
 
 
+def _by_class(c, box) -> tuple[int, int]:
+    """[lo, hi] of a coordinate from its classification (graph.Coord) alone."""
+    if c.var is None:
+        return 0, _UNKNOWN_EXTENT - 1
+    if c.var == "":
+        return c.lo, c.hi
+    m, e = box.get(c.var, (0, _UNKNOWN_EXTENT))
+    a, b = c.coeff * m, c.coeff * (m + e - 1)
+    return int(min(a, b)) + c.lo, int(max(a, b)) + c.hi
