@@ -7,8 +7,8 @@ import { ERROR_CODE } from './abi.js';
 import { readProfile, withGpu } from './profile.js';
 import { ARRAYS, checkBuffer, checkScalar, checkShape, parseType, writeBuffer } from './buffers.js';
 import {
-  BUFFER_USAGE, SoftwareAdapterError, WebGPURuntime, adapterInfo, isGpuBuffer, requestDevice,
-  softwareAdapter,
+  BUFFER_USAGE, FRESH_MIN_BYTES, FreshArray, SoftwareAdapterError, WebGPURuntime, adapterInfo,
+  isGpuBuffer, requestDevice, softwareAdapter,
 } from './webgpu.js';
 import { GpuImages } from './gpu_images.js';
 
@@ -583,7 +583,13 @@ class Pipeline {
     const direct = this._gpu ? values.filter(([arg, value]) => arg.kind !== 'scalar'
       && this._deviceArguments.has(arg.name)
       && (ArrayBuffer.isView(value.data) || (arg.output && value.data === undefined))) : [];
-    for (const [arg, value] of direct) value.data ??= new ARRAYS[arg.type](value.count);
+    // A new output array of many bytes is made (its pages touched) while the run goes on.
+    for (const [arg, value] of direct) {
+      if (value.data !== undefined) continue;
+      const bytes = value.count * ARRAYS[arg.type].BYTES_PER_ELEMENT;
+      value.data = bytes >= FRESH_MIN_BYTES ? new FreshArray(bytes)
+        : new ARRAYS[arg.type](value.count);
+    }
     const inPlace = new Set(direct.map(([arg]) => arg.name));
     // WebGPU reports a GPUBuffer it cannot use (another device's, say) as a validation error,
     // which an error scope catches. Waiting for it costs more than the rest of a small run on
@@ -615,7 +621,8 @@ class Pipeline {
         args.push(struct);
         if (arg.output) {
           results.push({ arg, host, bytes, shape: value.shape, device: onDevice && value.data,
-            array: ArrayBuffer.isView(value.data) && value.data, direct: inPlace.has(arg.name) });
+            array: ArrayBuffer.isView(value.data) && value.data, direct: inPlace.has(arg.name),
+            fresh: value.data instanceof FreshArray && value.data });
         }
       }
       this._messages.length = 0;
@@ -643,13 +650,14 @@ class Pipeline {
         for (const [, value] of bound) this._acceptedBuffers.add(value.data);
       }
       const out = {};
-      for (const { arg, host, bytes, shape, device, array, direct: readBack } of results) {
+      for (const { arg, host, bytes, shape, device, array, direct: readBack, fresh } of results) {
         if (device) {
           out[arg.name] = { data: device, shape: [...shape] };
           continue;
         }
         const Array_ = ARRAYS[arg.type];
-        const data = array || new Array_(bytes / Array_.BYTES_PER_ELEMENT);
+        const data = array || (fresh ? new Array_(fresh.buffer ?? new ArrayBuffer(bytes))
+          : new Array_(bytes / Array_.BYTES_PER_ELEMENT));
         // The webgpu runtime read it back into `array` itself (finish()).
         if (!readBack) {
           new Uint8Array(data.buffer, data.byteOffset, bytes).set(heap(m).subarray(host, host + bytes));

@@ -33,6 +33,124 @@ import { GpuProfiler } from './profile.js';
 
 export class WebGPUError extends Error {}
 
+// -- new output arrays ------------------------------------------------------------------------
+// A new typed array of many bytes costs more in page faults, when the read-back copy first
+// writes each page, than the copy itself (256 MB: 110 ms of faults against a 25 ms copy on the
+// GPU machine). Such arrays are made by a worker, which writes a byte of every page and hands
+// the ArrayBuffer over (transferred, not copied) while the run uploads and the GPU works; and
+// one more of the same size is made ahead for the next run, dropped if no run takes it within
+// a second. Where no worker can start, the array is made here as before.
+
+/** Outputs of at least this many bytes come in arrays made by the worker. */
+export const FRESH_MIN_BYTES = 1 << 22;
+const SPARE_MS = 1000;
+const WORKER_WAIT_MS = 5000;
+const PAGE = 4096;
+const TOUCH = `const touched = (bytes) => { const buffer = new ArrayBuffer(bytes);
+  const u = new Uint8Array(buffer); for (let i = 0; i < bytes; i += ${PAGE}) u[i] = 0;
+  return buffer; };`;
+const NODE_WORKER = `${TOUCH} const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ id, bytes }) => { const buffer = touched(bytes);
+  parentPort.postMessage({ id, buffer }, [buffer]); });`;
+const BROWSER_WORKER = `${TOUCH} onmessage = ({ data: { id, bytes } }) => {
+  const buffer = touched(bytes); postMessage({ id, buffer }, [buffer]); };`;
+
+class FreshArrays {
+  constructor() {
+    this.worker = undefined;  // a promise of { post, ref, unref } or null; made on first use
+    this.waiting = new Map(); // request id -> resolve
+    this.next = 0;
+    this.spare = null;        // { bytes, buffer: a promise }, the next run's, made ahead
+    this.handle = null;       // the started worker's
+  }
+
+  /** A promise of a new ArrayBuffer of `bytes` (never rejects). */
+  take(bytes) {
+    const spare = this.spare;
+    this.spare = null;
+    const buffer = spare?.bytes === bytes ? spare.buffer : this._make(bytes);
+    const next = { bytes, buffer: this._make(bytes) };
+    this.spare = next;
+    const timer = setTimeout(() => {
+      if (this.spare === next) this.spare = null;
+    }, SPARE_MS);
+    timer.unref?.();
+    return buffer;
+  }
+
+  async _make(bytes) {
+    this.worker ??= this._start().catch(() => null);
+    const worker = await this.worker;
+    if (!worker) return new ArrayBuffer(bytes);
+    this.handle = worker;
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      worker.ref();
+      worker.post({ id, bytes });
+      // A worker that never answers (an engine whose workers differ) costs a wait, not a hang:
+      // FreshArray.ready then makes the array here.
+      const timer = setTimeout(() => this._done(id, new ArrayBuffer(0)), WORKER_WAIT_MS);
+      timer.unref?.();
+    });
+  }
+
+  _done(id, buffer) {
+    const resolve = this.waiting.get(id);
+    this.waiting.delete(id);
+    resolve?.(buffer);
+    // (Node: an idle worker does not keep the process alive)
+    if (!this.waiting.size) this.handle?.unref();
+  }
+
+  // A worker failed: no worker is used again, and what it was making is made by
+  // FreshArray.ready (an empty buffer is the sign).
+  _failed() {
+    this.worker = Promise.resolve(null);
+    for (const resolve of this.waiting.values()) resolve(new ArrayBuffer(0));
+    this.waiting.clear();
+  }
+
+  async _start() {
+    const node = globalThis.process?.versions?.node;
+    if (node) {
+      const name = 'node:worker_threads';  // Node only; a name bundlers do not try to resolve
+      const { Worker } = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+      const worker = new Worker(NODE_WORKER, { eval: true });
+      worker.unref();
+      worker.on('message', ({ id, buffer }) => this._done(id, buffer));
+      worker.on('error', () => this._failed());
+      return { post: (m) => worker.postMessage(m), ref: () => worker.ref(), unref: () => worker.unref() };
+    }
+    if (typeof Worker !== 'function' || typeof Blob !== 'function') return null;
+    const url = URL.createObjectURL(new Blob([BROWSER_WORKER], { type: 'text/javascript' }));
+    const worker = new Worker(url);  // a page whose CSP forbids blob: workers fails here or below
+    worker.onmessage = ({ data: { id, buffer } }) => this._done(id, buffer);
+    worker.onerror = () => this._failed();
+    return { post: (m) => worker.postMessage(m), ref() {}, unref() {} };
+  }
+}
+
+const freshArrays = new FreshArrays();
+
+/** An output's new array, made while the run goes on (see FreshArrays): `ready()` gives its
+ * bytes once made; `buffer` is then its ArrayBuffer. */
+export class FreshArray {
+  constructor(bytes) {
+    this.bytes = bytes;
+    this.made = freshArrays.take(bytes);
+    this.buffer = null;
+  }
+
+  async ready() {
+    let buffer = await this.made;
+    // (a worker that failed mid-way gave nothing of this size)
+    if (buffer.byteLength !== this.bytes) buffer = new ArrayBuffer(this.bytes);
+    this.buffer = buffer;
+    return new Uint8Array(buffer);
+  }
+}
+
 // GPUBufferUsage and GPUMapMode bits (fixed by the WebGPU specification), spelled out so that
 // the runtime needs no globals in Node.
 const USAGE = Object.freeze({ MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40,
@@ -391,6 +509,10 @@ export class WebGPURuntime {
         deviceNewer: false, into: null });
       if (!array) return;
       // Only kernels touch this argument, so the wasm never reads its host memory.
+      if (array instanceof FreshArray) {
+        b.into = array;
+        return;
+      }
       const bytes = new Uint8Array(array.buffer, array.byteOffset, nbytes);
       if (this.outputs.has(name)) b.into = bytes;
       else this._upload(b.gpu, bytes, name);
@@ -676,6 +798,8 @@ export class WebGPURuntime {
       throw new WebGPUError(`reading results back from the GPU failed${this.lost ? ` (device lost: ${this.lost})` : ''}: ${e.message}`);
     }
     const times = at && await Promise.all(at);
+    // New arrays made meanwhile (FreshArray), awaited with the staging buffers mapped.
+    for (const [, b] of pending) if (b.into instanceof FreshArray) b.into = await b.into.ready();
     pending.forEach(([id, b], i) => {
       const copyStart = at && performance.now();
       const bytes = new Uint8Array(staging[i].getMappedRange(0, b.nbytes), 0, b.hostBytes);

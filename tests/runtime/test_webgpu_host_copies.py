@@ -189,3 +189,40 @@ def test_a_gpu_buffer_is_checked_on_its_first_run_only(packages):
     assert out["theirs"].startswith("brighten_f32.run: WebGPU rejected the GPUBuffers passed "
                                     "for input, output (they must be buffers of p.device)")
     assert out["scopes"] == 1 and out["last"]
+
+
+_FRESH = """
+// Workers the runtime starts, counted (it imports node:worker_threads when first needed).
+const { syncBuiltinESMExports } = await import('node:module');
+const threads = createRequire(import.meta.url)('node:worker_threads');
+const Made = threads.Worker;
+let workers = 0;
+threads.Worker = class extends Made { constructor(...a) { super(...a); workers += 1; } };
+syncBuiltinESMExports();
+input = new Float32Array(w * h).fill(1);
+const small = await p.run({ input: { data: input, shape: [w, h] }, gain: 2, bias: 1 },
+                          { shape: [w, h] });
+out.small = { workers, right: small.data.every((v) => v === 3) };
+const [W, H] = [1024, 1025];  // 4 MiB and more of float32: a new array from the worker
+input = Float32Array.from({ length: W * H }, (_, i) => i % 19);
+const got = [];
+for (const bias of [1, 2, 3]) {
+  const r = await p.run({ input: { data: input, shape: [W, H] }, gain: 2, bias },
+                        { shape: [W, H] });
+  got.push([bias, r.data, taken()]);
+}
+// Checked after the last run: no run wrote into an earlier run's array.
+out.fresh = got.map(([bias, d, c]) => ({ whole: d.length === W * H && d.byteOffset === 0
+  && d.buffer.byteLength === W * H * 4, right: d.every((v, i) => v === input[i] * 2 + bias),
+  createBuffer: c.createBuffer }));
+out.distinct = new Set(got.map(([, d]) => d.buffer)).size;
+out.workers = workers;
+"""
+
+
+def test_new_large_output_arrays_made_by_a_worker(packages):
+    out = _node(packages, "brighten_f32", _FRESH)
+    assert out["small"] == {"workers": 0, "right": True}  # small arrays are made as before
+    assert out["workers"] == 1 and out["distinct"] == 3
+    assert all(run["whole"] and run["right"] for run in out["fresh"]), out["fresh"]
+    assert [run["createBuffer"] for run in out["fresh"][1:]] == [0, 0]
