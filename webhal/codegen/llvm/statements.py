@@ -4,6 +4,7 @@ that return the runtime's error code, and stores."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 
 from llvmlite import ir as ll
@@ -68,27 +69,120 @@ def _with_early_free(body: st.Stmt, name: str) -> st.Stmt | None:
 def _mentions(s: st.Stmt, name: str) -> bool:
     """Whether s names the allocation (or a name under it, as name.buffer): its loads, stores
     and variables; a GPU launch is taken to use every buffer."""
-    prefix = name + "."
-    seen, stack = set(), [s]
+    names = _mentioned(s)
+    return name in names or _EVERY in names
+
+
+_EVERY = "\0every buffer"  # among a statement's names when it holds a GPU launch
+_MENTIONED: dict[int, tuple[st.Stmt, frozenset]] = {}  # statement id -> (it, _mentioned)
+_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # type -> _fields_plan
+_SCALAR_FIELDS = frozenset({"int", "float", "bool", "Type", "ForType", "DeviceAPI", "CallType",
+                            "tuple[int, int] | None"})
+
+
+def _mentioned(root: st.Stmt) -> frozenset:
+    """The names in root's fields and in its expressions' (a string in a tuple field too),
+    each with its dotted prefixes ("f.buffer" gives "f" and "f.buffer"), memoized per
+    statement: a statement's set is its own names and its sub-statements' sets, so finding the
+    last use of every heap allocation (each a question about the blocks on the path to it)
+    walks the tree once in all rather than once per allocation."""
+    hit = _MENTIONED.get(id(root))
+    if hit is not None and hit[0] is root:
+        return hit[1]
+    if len(_MENTIONED) > 500_000:
+        _MENTIONED.clear()
+    stack: list = [root]
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if isinstance(n, tuple):  # a statement whose sub-statements are done
+            n, strings, exprs, stmts = n
+            names = set()
+            for v in strings:
+                names.update(_prefixes(v))
+            seen = set()
+            while exprs:
+                e = exprs.pop()
+                if id(e) in seen:
+                    continue
+                seen.add(id(e))
+                more_strings, more_exprs, _ = _parts(e)
+                for v in more_strings:
+                    names.update(_prefixes(v))
+                exprs.extend(more_exprs)
+            if isinstance(n, st.GPULaunch):
+                names.add(_EVERY)
+            names = frozenset(names.union(*(_MENTIONED[id(c)][1] for c in stmts)))
+            _MENTIONED[id(n)] = (n, names)
             continue
-        seen.add(id(n))
-        if isinstance(n, tuple):
-            stack.extend(n)
+        hit = _MENTIONED.get(id(n))
+        if hit is not None and hit[0] is n:
             continue
-        if isinstance(n, st.GPULaunch):
-            return True
-        for field in getattr(n, "__dataclass_fields__", ()):
-            values = getattr(n, field)
-            for v in values if isinstance(values, tuple) else (values,):
+        strings, exprs, stmts = _parts(n)
+        stack.append((n, strings, exprs, stmts))
+        stack.extend(stmts)
+    return _MENTIONED[id(root)][1]
+
+
+_PREFIXES: dict[str, tuple[str, ...]] = {}
+
+
+def _prefixes(v: str) -> tuple[str, ...]:
+    """v and each part of it before a dot."""
+    found = _PREFIXES.get(v)
+    if found is None:
+        parts, i = [v], v.find(".")
+        while i >= 0:
+            parts.append(v[:i])
+            i = v.find(".", i + 1)
+        found = _PREFIXES[v] = tuple(parts)
+    return found
+
+
+def _parts(n) -> tuple[list[str], list[ir.Expr], list[st.Stmt]]:
+    """n's strings (in its fields, or directly in a tuple field), expressions and statements
+    (in its fields, or in tuples at any depth)."""
+    plan = _FIELDS.get(type(n)) or _fields_plan(type(n))
+    strings, exprs, stmts = [], [], []
+    for field in plan[0]:
+        v = getattr(n, field)
+        if isinstance(v, str):
+            strings.append(v)
+    for field in plan[1]:
+        values = getattr(n, field)
+        if isinstance(values, ir.Expr):
+            exprs.append(values)
+        elif isinstance(values, st.Stmt):
+            stmts.append(values)
+        elif isinstance(values, str):
+            strings.append(values)
+        elif isinstance(values, tuple):
+            for v in values:
                 if isinstance(v, str):
-                    if v == name or v.startswith(prefix):
-                        return True
-                elif isinstance(v, ir.Expr | st.Stmt | tuple):
-                    stack.extend(v if isinstance(v, tuple) else (v,))
-    return False
+                    strings.append(v)
+                else:
+                    _nodes(v, exprs, stmts)
+    return strings, exprs, stmts
+
+
+def _fields_plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(cls's fields that hold a string, those that may hold nodes or strings in tuples);
+    fields of other scalar types (int, Type, ForType...) hold neither."""
+    fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+    plan = _FIELDS[cls] = (
+        tuple(f.name for f in fields if str(f.type) == "str"),
+        tuple(f.name for f in fields if str(f.type) != "str" and
+              str(f.type) not in _SCALAR_FIELDS))
+    return plan
+
+
+def _nodes(v, exprs: list, stmts: list) -> None:
+    if isinstance(v, tuple):
+        for x in v:
+            _nodes(x, exprs, stmts)
+    elif isinstance(v, st.Stmt):
+        stmts.append(v)
+    elif isinstance(v, ir.Expr):
+        exprs.append(v)
 
 
 def _names_used(s: st.Stmt) -> set[str]:
