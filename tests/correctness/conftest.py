@@ -3,7 +3,9 @@
 
 A test takes the `target` fixture (parametrized over TARGETS) and calls
 `check(func_or_pipeline, sizes, target, rtol=...)`. Integer and bool outputs must match bit for
-bit; float outputs within `rtol`/`atol` (exactly when both are 0), NaN matching NaN. On the
+bit; float outputs within `rtol`/`atol` (exactly when both are 0), NaN matching NaN, and on a
+target that fuses multiply-adds (fused_multiply_add) within a few ulps of the output's scale
+at least, since a fused result is rounded once where the reference rounds twice. On the
 `reference` target the reference is compared with `expected` when the test gives an independent
 numpy answer, so the oracle itself is checked too.
 """
@@ -115,6 +117,22 @@ def assert_same(got: np.ndarray, want: np.ndarray, *, rtol: float = 0.0, atol: f
                              f"(rtol={rtol}, atol={atol}):\n" + "\n".join(lines))
 
 
+def fused_multiply_add(target: str) -> bool:
+    """Whether `target`'s float code may fuse a multiply and an add (as Halide's does): x86
+    with FMA, not strict_float. wasm has no fused instruction in SIMD128."""
+    t = hl.Target(target)
+    return t.arch == "x86" and t.has_feature("fma") and not t.has_feature("strict_float")
+
+
+def fusion_tolerance(want: np.ndarray, rtol: float, atol: float) -> tuple[float, float]:
+    if want.dtype.kind != "f" or not want.size:
+        return rtol, atol
+    eps = float(np.finfo(want.dtype).eps)
+    finite = np.abs(want[np.isfinite(want)].astype(np.float64))
+    scale = float(finite.max()) if finite.size else 0.0
+    return max(rtol, 4 * eps), max(atol, 4 * eps * scale)
+
+
 def check(f, sizes, target: str, *, rtol: float = 0.0, atol: float = 0.0, expected=None,
           mins=None) -> list[np.ndarray]:
     """Realize f (a Func or Pipeline) over `sizes` on the reference and on `target` and compare.
@@ -133,8 +151,10 @@ def check(f, sizes, target: str, *, rtol: float = 0.0, atol: float = 0.0, expect
         return want
     got = realize(f, sizes, target, mins)
     names = [out.name() for out in _as_pipeline(f).outputs()]
+    fused = fused_multiply_add(target)
     for name, g, w in zip(names, got, want):
-        assert_same(g, w, rtol=rtol, atol=atol, what=f"output {name} on {target}")
+        r, a = fusion_tolerance(w, rtol, atol) if fused else (rtol, atol)
+        assert_same(g, w, rtol=r, atol=a, what=f"output {name} on {target}")
     return got
 
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 import webhal as hl
 from tests.random_expressions import expressions as random_expressions
 
-from .conftest import assert_same, camera, realize
+from .conftest import assert_same, camera, fused_multiply_add, fusion_tolerance, realize
 
 x, y = hl.Var("x"), hl.Var("y")
 SIZE = (19, 13)  # the output; odd so that every split has a tail
@@ -128,6 +128,8 @@ def pipelines(draw, type_names: list[str]):
 @pytest.mark.parametrize("type_names", [["uint8", "int16", "int32"], ["float32"]],
                          ids=["integers", "float32"])
 def test_random_pipelines(compiled_target, type_names):
+    fused = fused_multiply_add(compiled_target)
+
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=not EXPLORE, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(st.data())
@@ -135,6 +137,7 @@ def test_random_pipelines(compiled_target, type_names):
         pipeline, t = data.draw(pipelines(type_names))
         want = realize(pipeline, SIZE, "reference")[0]
         got = realize(pipeline, SIZE, compiled_target)[0]
-        assert_same(got, want, what=f"{t} pipeline on {compiled_target}")
+        rtol, atol = fusion_tolerance(want, 0.0, 0.0) if fused else (0.0, 0.0)
+        assert_same(got, want, rtol=rtol, atol=atol, what=f"{t} pipeline on {compiled_target}")
 
     run()

@@ -67,6 +67,10 @@ class ExprCodegen:
     # Vector float-to-int conversions as a clamp and a plain conversion rather than
     # llvm.fpto[su]i.sat, which x86 expands lane by lane (build_module sets it for x86).
     clamp_float_to_int = False
+    # Float +, - and * carry LLVM's `contract` flag, so that a multiply feeding an add may be
+    # fused into one multiply-add (rounded once) where the target has the instruction, as
+    # Halide's code generator allows; build_module clears it for strict_float targets.
+    contract_floats = False
 
     def __init__(self):
         self.index_depth = 0  # > 0 while generating a buffer index (see index())
@@ -206,22 +210,25 @@ class ExprCodegen:
     def _flags(self, t: Type) -> tuple[str, ...]:
         return ("nsw",) if self.index_depth and t.is_int() and t.bits >= 32 else ()
 
+    def _float_flags(self) -> tuple[str, ...]:
+        return ("contract",) if self.contract_floats else ()
+
     def _Add(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
         if e.type.is_float():
-            return self.builder.fadd(a, c)
+            return self.builder.fadd(a, c, flags=self._float_flags())
         return self.builder.add(a, c, flags=self._flags(e.type))
 
     def _Sub(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
         if e.type.is_float():
-            return self.builder.fsub(a, c)
+            return self.builder.fsub(a, c, flags=self._float_flags())
         return self.builder.sub(a, c, flags=self._flags(e.type))
 
     def _Mul(self, e):
         a, c = self.expr(e.a), self.expr(e.b)
         if e.type.is_float():
-            return self.builder.fmul(a, c)
+            return self.builder.fmul(a, c, flags=self._float_flags())
         return self.builder.mul(a, c, flags=self._flags(e.type))
 
     def _Div(self, e):
@@ -238,7 +245,7 @@ class ExprCodegen:
                 return b.fdiv(a, d)
             q = b.fdiv(a, d)
             fl = b.call(self.intrinsic("llvm.floor", q.type, [q.type]), [q])
-            return b.fsub(a, b.fmul(d, fl))
+            return b.fsub(a, b.fmul(d, fl, flags=self._float_flags()), flags=self._float_flags())
         k = ops.as_const(e.b)
         if k is not None and k > 0 and k & (k - 1) == 0:  # powers of two: shifts and masks
             shift = int(math.log2(k))
