@@ -185,3 +185,17 @@ def test_stride_two_stores_address_lanes_as_scalars(tmp_path, where):
     assert not re.search(r"extractelement <\d+ x i(32|64)>", text["f"])
     assert "store <16 x float>" in text["g"]
     assert "store float" not in text["g"]
+
+
+def test_stores_of_a_run_time_stride(target):
+    """An output whose dimension 0 stride is left free, vectorized: each store's index is a
+    ramp of stride output.stride.0 (3 here, an interleaved buffer), written lane by lane."""
+    inp = hl.ImageParam(hl.Float(32), 3, "inp")
+    f = hl.Func("f")
+    f[x, y, c] = inp[x, y, c] * 2 + hl.f32(c)
+    f.output_buffer().dim(0).set_stride(hl.Expr())
+    f.vectorize(x, 4)
+    b = _interleaved_input(hl.Float(32), 3)
+    inp.set(b)
+    _realize_interleaved(f, hl.Float(32), 3, target,
+                         np.asarray(b) * 2 + np.arange(3, dtype=np.float32)[:, None, None])
