@@ -4,10 +4,9 @@ with the schedule of the app's CPU version, so the two compilers see the same pr
 
 These are implementations of the same algorithms, written for this suite (not copies of
 Halide's code): the structure, the pyramid depths and the schedules follow the apps.
-`apps(full)` gives the suite's `Spec`s: with `full=False` (the default of `run_apps`) images of
-768x512 and shallower pyramids, because webhal's compile time still grows with pyramid depth
-(interpolate and local Laplacian; the compile-time work of issue 31 is under way); `full=True`
-gives 1536x1024 and the apps' own depths (interpolate 10 levels, local Laplacian 8).
+`apps(full)` gives the suite's `Spec`s: `full=True` (the default of `run_apps`) the apps' own
+sizes, 1536x1024 images, interpolate with 10 levels and local Laplacian with 8; `full=False`
+(`run_apps --small`) images of 768x512 and shallower pyramids (5 and 4 levels).
 """
 
 from __future__ import annotations

@@ -119,3 +119,36 @@ def time_calls(call: Callable[[], object], settings: Settings) -> dict:
         loads.append(load_average())
     return {"median_ms": median(medians), "min_ms": fastest, "round_medians_ms": medians,
             "load": [v for v in loads if v is not None]}
+
+
+def time_interleaved(calls: dict[str, Callable[[], object]], rounds: int, batch_ms: float,
+                     warmup_ms: float) -> dict[str, dict[str, list[float]]]:
+    """Time several implementations of one computation side by side in this process, round by
+    round: in each round every call runs one batch (its number of calls sized in the warm-up
+    to `batch_ms`), in the order of `calls` and reversed every other round (ABBA), so load that
+    comes and goes on a shared machine hits them alike and a ratio taken per round keeps
+    little of it. Returns, per name, each round's wall ("wall_ms") and process CPU ("cpu_ms",
+    every thread's) milliseconds per call, and "load": the load average after each round."""
+    sizes = {}
+    for name, call in calls.items():
+        start, warm = time.perf_counter(), 0
+        while warm < 2 or (time.perf_counter() - start) * 1e3 < warmup_ms:
+            call()
+            warm += 1
+        per_call_ms = (time.perf_counter() - start) * 1e3 / warm
+        sizes[name] = max(1, int(np.ceil(batch_ms / max(per_call_ms, 1e-6))))
+    found = {name: {"wall_ms": [], "cpu_ms": []} for name in calls}
+    loads = []
+    order = list(calls)
+    for r in range(rounds):
+        for name in (order if r % 2 == 0 else order[::-1]):
+            call, n = calls[name], sizes[name]
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            for _ in range(n):
+                call()
+            found[name]["wall_ms"].append((time.perf_counter() - wall0) * 1e3 / n)
+            found[name]["cpu_ms"].append((time.process_time() - cpu0) * 1e3 / n)
+        loads.append(load_average())
+    for name in found:
+        found[name]["load"] = [v for v in loads if v is not None]
+    return found
