@@ -123,6 +123,8 @@ def evaluate(model: CostModel, order, choices, forced_rows: dict[int, int] | Non
                 best = (c, r)
         if best is None:
             best = (model.group_cost(g, choices, 0), 0)
+        if g.members and not best[1]:
+            return None  # a root too small to split into strips has none to fuse into
         if not g.members and not model.nodes[gid].is_output and not model.m.gpu:
             best = (best[0] + model.root_read_traffic(gid), best[1])
         if model.m.gpu and not model.nodes[gid].is_output:
