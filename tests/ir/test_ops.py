@@ -184,3 +184,76 @@ def test_a_ramp_whose_stride_the_divisor_does_not_divide_stays_a_division():
     assert isinstance(ops.div(a, ir.Broadcast(ops.const(2), 4)), ir.Div)
     narrow = ir.Ramp(ir.Variable(I16, "x"), ops.const(2, I16), 4)  # 16-bit lanes may wrap
     assert isinstance(ops.div(narrow, ir.Broadcast(ops.const(2, I16), 4)), ir.Div)
+
+
+def _uses_x_under(e: ir.Expr, kinds) -> bool:
+    """Whether x occurs inside a node of one of `kinds` in e."""
+    from webhal.ir.visitor import variable_names, walk
+    return any(isinstance(n, kinds) and "x" in variable_names(n) for n in walk(e))
+
+
+@pytest.mark.parametrize("t, c0, c1", [(I32, 8, 2), (I32, -3, 5), (I16, 300, 300), (U8, 20, 20),
+                                       (U32, 0x10001, 0x10001), (Int(64), 7, -9)], ids=str)
+def test_a_product_of_constants_folds(t, c0, c1):
+    """(x * c0) * c1 is x * (c0 * c1): exact in wrap-around arithmetic, so the narrow and
+    unsigned types, which wrap, fold to the wrapped product, value for value."""
+    v = ir.Variable(t, "x")
+    folded = ops.mul(ir.Mul(v, ops.const(c0, t)), ops.const(c1, t))
+    assert isinstance(folded, ir.Mul) and folded.a == v
+    assert ops.as_const(folded.b) == ops.wrap_int(c0 * c1, t)
+    lo, hi = max(t.min(), -70000), min(t.max(), 70000)
+    env = {"x": np.linspace(lo, hi, 4001).astype(np.int64).astype(t.dtype)}
+    plain = ir.Mul(ir.Mul(v, ops.const(c0, t)), ops.const(c1, t))
+    assert np.array_equal(Evaluator(None, env).eval(folded), Evaluator(None, env).eval(plain))
+
+
+def test_a_signed_product_that_would_overflow_does_not_fold():
+    big = ops.mul(ir.Mul(x, ops.const(2**20)), ops.const(2**12))
+    assert isinstance(big.a, ir.Mul)  # 2**32 is no int32; Halide assumes no overflow
+
+
+_y = ops.var("y")
+_k = ops.const
+_MULTIPLES = [  # numerators with terms that are multiples of the divisors below
+    ir.Add(ir.Mul(x, _k(16)), _y),
+    ir.Add(_y, ir.Mul(x, _k(16))),
+    ir.Add(ir.Add(ir.Mul(x, _k(16)), _y), _k(1)),
+    ir.Sub(ir.Mul(x, _k(16)), _y),
+    ir.Sub(_y, ir.Mul(x, _k(16))),
+    ir.Sub(ir.Add(ir.Mul(x, _k(-8)), _y), _k(3)),
+    ir.Add(ir.Sub(_y, ir.Mul(x, _k(4))), ir.Mul(_y, _k(4))),
+]
+
+
+@pytest.mark.parametrize("n", range(len(_MULTIPLES)))
+@pytest.mark.parametrize("c", [2, 4])
+def test_whole_multiples_come_out_of_a_division(n, c):
+    """(x * (k * c) + y) / c is x * k + y / c and (x * (k * c) + y) % c is y % c, with y on
+    either side, subtracted, and constants beside (int32: no overflow; division rounds down,
+    so it holds for negative values): the divided term leaves the division, value for value."""
+    a = _MULTIPLES[n]
+    q, r = ops.div(a, _k(c)), ops.mod(a, _k(c))
+    assert not _uses_x_under(q, (ir.Div, ir.Mod)) and not _uses_x_under(r, (ir.Div, ir.Mod))
+    xs, ys = np.meshgrid(np.arange(-40, 41), np.arange(-40, 41))
+    env = {"x": xs.ravel().astype(np.int32), "y": ys.ravel().astype(np.int32)}
+    for got, node in ((q, ir.Div), (r, ir.Mod)):
+        want = node(a, _k(c))
+        assert np.array_equal(Evaluator(None, env).eval(got), Evaluator(None, env).eval(want))
+
+
+def test_a_division_keeps_what_is_not_a_whole_multiple():
+    for a, c in ((ir.Add(ir.Mul(x, _k(6)), _y), 4), (ir.Add(ir.Mul(x, _k(4)), _y), -2)):
+        assert isinstance(ops.div(a, _k(c)), ir.Div) and isinstance(ops.mod(a, _k(c)), ir.Mod)
+    v = ir.Variable(I16, "x")  # 16-bit sums wrap: x * 4 + y may wrap where x * 2 + y / 2 not
+    narrow = ir.Add(ir.Mul(v, ops.const(4, I16)), ir.Variable(I16, "y"))
+    assert isinstance(ops.div(narrow, ops.const(2, I16)), ir.Div)
+
+
+def test_the_simplifier_takes_whole_multiples_out_of_interpolates_indices():
+    """Interpolate's upsampling read coarse[(x * 8 * 2 + m + 1) / 2] in its output loop; the
+    simplifier now leaves x * 8 + (m + 1) / 2, the loop variable outside the division."""
+    from webhal.passes.simplify import simplify_expr
+    m = ops.var("m")
+    e = ir.Div(ir.Add(ir.Add(ir.Mul(ir.Mul(x, _k(8)), _k(2)), m), _k(1)), _k(2))
+    s = simplify_expr(e)
+    assert s == ir.Add(ir.Mul(x, _k(8)), ir.Div(ir.Add(m, _k(1)), _k(2)))

@@ -165,7 +165,40 @@ def mul(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         base, k = split_offset(a)
         if base is not None and k and _fits(t, k * cb):  # (x + k) * c -> x * c + k * c
             return add(ir.Mul(base, b), const(k * cb, t))
+        inner = as_const(a.b) if isinstance(a, ir.Mul) else None
+        # (x * c0) * c1 -> x * (c0 * c1): exact in wrap-around arithmetic, so for the types
+        # that wrap the product wraps too; a signed product of 32 bits or more must fit.
+        if inner is not None and (_wraps(t) or _fits(t, inner * cb)):
+            return mul(a.a, const(inner * cb, t))
     return ir.Mul(a, b)
+
+
+def _wraps(t: Type) -> bool:
+    """Whether Halide's arithmetic of integer type t wraps: unsigned and narrower than 32 bits
+    (signed integers of 32 bits or more are assumed never to overflow)."""
+    return t.is_int_or_uint() and not t.is_bool() and not (t.is_int() and t.bits >= 32)
+
+
+def _no_overflow_int(t: Type) -> bool:
+    return t.is_int() and t.bits >= 32 and t.is_scalar()
+
+
+def _split_multiple(e: ir.Expr, c: int, depth: int = 6) -> tuple[ir.Expr | None, ir.Expr]:
+    """(q, r) with e == q * c + r, q the terms of e (a sum or difference, looked into `depth`
+    deep) that are a variable times a multiple of c, divided by c (None if there are none), r
+    the rest."""
+    if isinstance(e, ir.Mul):
+        k = as_const(e.b)
+        if k is not None and k % c == 0:
+            return mul(e.a, const(k // c, e.type)), _zero(e.type)
+    if isinstance(e, ir.Add | ir.Sub) and depth:
+        (qa, ra), (qb, rb) = _split_multiple(e.a, c, depth - 1), _split_multiple(e.b, c, depth - 1)
+        if qa is None and qb is None:
+            return None, e
+        combine = add if isinstance(e, ir.Add) else sub
+        zero = _zero(e.type)
+        return combine(qa or zero, qb or zero), combine(ra, rb)
+    return None, e
 
 
 def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
@@ -183,6 +216,14 @@ def div(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     k = _ramp_multiple(a, b)
     if k is not None:  # ramp(x, k * c, n) / c -> ramp(x / c, k, n): dense, not a gather
         return ir.Ramp(div(a.base, b.value), const(k, a.base.type), a.lanes)
+    if cb is not None and cb > 0 and _no_overflow_int(t):
+        # (x * (k * c) + y) / c -> x * k + y / c: division rounds down, so whole multiples of
+        # c come out exactly (and likewise for any sum or difference of such terms)
+        q, r = _split_multiple(a, cb)
+        if q is not None and isinstance(q, ir.Sub) and is_const(q.a, 0):
+            return sub(div(r, b), q.b)  # (y - x * (k * c)) / c -> y / c - x * k
+        if q is not None:
+            return add(q, div(r, b))
     return ir.Div(a, b)
 
 
@@ -195,6 +236,10 @@ def mod(a: ir.Expr, b: ir.Expr) -> ir.Expr:
         return _zero(t)
     if _ramp_multiple(a, b) is not None:  # ramp(x, k * c, n) % c -> broadcast(x % c)
         return ir.Broadcast(mod(a.base, b.value), a.lanes)
+    if cb is not None and cb > 0 and _no_overflow_int(t):
+        q, r = _split_multiple(a, cb)  # (x * (k * c) + y) % c -> y % c
+        if q is not None:
+            return mod(r, b)
     return ir.Mod(a, b)
 
 
