@@ -17,7 +17,7 @@
 	.type	blur_u16,@function
 blur_u16:
 	.functype	blur_u16 (i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
 	global.get	__stack_pointer
 	i32.const	48
 	i32.sub 
@@ -154,17 +154,17 @@ blur_u16:
 	i32.const	32
 	i32.add 
 	i32.load	0
-	local.tee	3
+	local.tee	0
 	i32.const	8
 	i32.add 
 	i32.load	0
-	local.tee	0
+	local.tee	3
 	i32.const	1
 	i32.eq  
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.4
-	local.get	0
+	local.get	3
 	i32.const	.L.str.3
 	i32.const	1
 	call	halide_error_constraint_violated
@@ -177,13 +177,13 @@ blur_u16:
 	i32.const	24
 	i32.add 
 	i32.load	0
-	local.tee	0
+	local.tee	3
 	i32.const	69633
 	i32.eq  
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.1
-	local.get	0
+	local.get	3
 	i32.const	69633
 	call	halide_error_bad_type
 	local.set	0
@@ -208,184 +208,179 @@ blur_u16:
 	i32.add 
 	i32.load	0
 	local.set	10
-	local.get	3
+	local.get	0
+	i32.const	16
+	i32.add 
+	i32.load	0
+	local.set	3
+	local.get	0
 	i32.const	20
 	i32.add 
 	i32.load	0
 	local.set	11
-	local.get	3
-	i32.const	16
-	i32.add 
-	i32.load	0
-	local.set	0
-	local.get	3
+	local.get	0
 	i32.const	24
 	i32.add 
 	i32.load	0
 	local.set	12
 	block   	
-	local.get	3
-	i32.load	0
-	local.tee	13
-	local.get	3
+	local.get	0
 	i32.const	4
 	i32.add 
 	i32.load	0
+	local.get	0
+	i32.load	0
+	local.tee	0
 	i32.add 
 	i32.const	-1
 	i32.add 
-	local.tee	14
-	local.get	13
+	local.tee	13
+	local.get	0
 	i32.sub 
-	local.tee	3
+	local.tee	14
 	i32.const	-8
 	i32.and 
 	local.tee	15
-	local.get	3
+	local.get	14
 	i32.const	-7
 	i32.add 
-	local.tee	3
+	local.tee	16
 	local.get	15
-	local.get	3
+	local.get	16
 	i32.lt_s
 	i32.select
-	local.get	13
-	i32.add 
-	local.tee	16
-	i32.const	9
+	local.get	0
 	i32.add 
 	local.tee	17
-	local.get	3
-	i32.const	31
-	i32.shr_s
-	local.get	3
-	i32.and 
-	local.get	13
+	i32.const	9
 	i32.add 
 	local.tee	15
+	local.get	16
+	i32.const	31
+	i32.shr_s
+	local.get	16
+	i32.and 
+	local.get	0
+	i32.add 
+	local.tee	16
 	i32.lt_s
 	br_if   	0
-	local.get	15
+	local.get	16
 	local.get	7
 	i32.lt_s
-	local.get	17
-	local.get	7
+	local.get	15
 	local.get	6
 	i32.const	4
 	i32.add 
 	i32.load	0
+	local.get	7
 	i32.add 
-	i32.const	-1
-	i32.add 
-	local.tee	3
-	i32.gt_s
+	local.tee	6
+	i32.ge_s
 	i32.or  
 	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	0
+	local.get	16
 	local.get	15
-	local.get	17
 	local.get	7
-	local.get	3
+	local.get	6
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	local.set	0
 	br      	1
 .LBB0_23:
 	end_block
 	block   	
-	local.get	0
 	local.get	11
+	local.get	3
 	i32.add 
 	i32.const	-1
 	i32.add 
-	local.tee	6
-	local.get	0
+	local.tee	18
+	local.get	3
 	i32.sub 
-	local.tee	3
+	local.tee	15
 	i32.const	8
 	i32.add 
-	local.tee	17
+	local.tee	19
 	i32.const	-8
 	i32.and 
 	i32.const	-8
 	i32.add 
 	local.tee	11
-	local.get	3
+	local.get	15
 	i32.const	-7
 	i32.add 
-	local.tee	3
+	local.tee	6
 	local.get	11
-	local.get	3
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.get	0
+	local.get	3
 	i32.add 
 	local.tee	11
 	i32.const	9
 	i32.add 
-	local.tee	18
-	local.get	3
+	local.tee	20
+	local.get	6
 	i32.const	31
 	i32.shr_s
-	local.get	3
+	local.get	6
 	i32.and 
-	local.get	0
+	local.get	3
 	i32.add 
-	local.tee	3
+	local.tee	6
 	i32.lt_s
 	br_if   	0
-	local.get	3
+	local.get	6
 	local.get	10
 	i32.lt_s
-	local.get	18
-	local.get	10
+	local.get	20
 	local.get	9
-	i32.add 
-	i32.const	-1
+	local.get	10
 	i32.add 
 	local.tee	9
-	i32.gt_s
+	i32.ge_s
 	i32.or  
 	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	1
-	local.get	3
-	local.get	18
+	local.get	6
+	local.get	20
 	local.get	10
 	local.get	9
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	local.set	0
 	br      	1
 .LBB0_26:
 	end_block
 	block   	
-	local.get	16
+	local.get	17
 	i32.const	7
 	i32.add 
-	local.tee	16
-	local.get	15
+	local.tee	17
+	local.get	16
 	i32.lt_s
 	br_if   	0
-	local.get	15
-	local.get	13
-	i32.lt_s
-	local.get	16
 	local.get	14
+	i32.const	6
 	i32.gt_s
-	i32.or  
-	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.6
 	i32.const	0
-	local.get	15
 	local.get	16
+	local.get	17
+	local.get	0
 	local.get	13
-	local.get	14
 	call	halide_error_access_out_of_bounds
 	local.set	0
 	br      	1
@@ -395,26 +390,21 @@ blur_u16:
 	local.get	11
 	i32.const	7
 	i32.add 
-	local.tee	15
-	local.get	3
+	local.tee	16
+	local.get	6
 	i32.lt_s
 	br_if   	0
-	local.get	3
-	local.get	0
-	i32.lt_s
 	local.get	15
-	local.get	6
+	i32.const	6
 	i32.gt_s
-	i32.or  
-	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.6
 	i32.const	1
-	local.get	3
-	local.get	15
-	local.get	0
 	local.get	6
+	local.get	16
+	local.get	3
+	local.get	18
 	call	halide_error_access_out_of_bounds
 	local.set	0
 	br      	1
@@ -433,19 +423,19 @@ blur_u16:
 	local.get	4
 	i32.store	32
 	local.get	2
-	local.get	6
+	local.get	18
 	i32.store	28
 	local.get	2
-	local.get	14
+	local.get	13
 	i32.store	24
 	local.get	2
 	local.get	12
 	i32.store	20
 	local.get	2
-	local.get	0
+	local.get	3
 	i32.store	16
 	local.get	2
-	local.get	13
+	local.get	0
 	i32.store	12
 	local.get	2
 	local.get	5
@@ -453,7 +443,7 @@ blur_u16:
 	i32.const	0
 	i32.const	blur_u16.par_for.1
 	i32.const	0
-	local.get	17
+	local.get	19
 	i32.const	3
 	i32.shr_s
 	local.get	2
@@ -525,14 +515,15 @@ blur_u16.par_for.1:
 	i32.and 
 	local.tee	10
 	i32.sub 
+	local.tee	11
 	i32.const	8
 	i32.add 
-	local.tee	11
+	local.tee	12
 	i32.const	10
 	i32.mul 
-	local.tee	12
+	local.tee	8
 	i32.const	1
-	local.get	12
+	local.get	8
 	i32.const	1
 	i32.gt_s
 	i32.select
@@ -582,8 +573,8 @@ blur_u16.par_for.1:
 	block   	
 	block   	
 	block   	
-	local.get	12
-	i32.const	8192
+	local.get	11
+	i32.const	811
 	i32.gt_s
 	br_if   	0
 	local.get	3
@@ -710,7 +701,7 @@ blur_u16.par_for.1:
 	local.get	1
 	i32.sub 
 	local.set	30
-	local.get	11
+	local.get	12
 	i32.const	1
 	i32.shl 
 	local.set	31
@@ -741,7 +732,7 @@ blur_u16.par_for.1:
 	local.get	17
 	local.get	14
 	i32.sub 
-	local.get	11
+	local.get	12
 	i32.mul 
 	local.set	5
 	local.get	17
@@ -944,7 +935,7 @@ blur_u16.par_for.1:
 	i32.gt_s
 	i32.select
 	local.set	17
-	local.get	11
+	local.get	12
 	i32.const	1
 	i32.shl 
 	local.set	7
@@ -1089,7 +1080,7 @@ blur_u16.par_for.1:
 	i32.const	3
 	i32.shl 
 	local.set	32
-	local.get	11
+	local.get	12
 	i32.const	1
 	i32.shl 
 	local.set	28
@@ -1191,7 +1182,7 @@ blur_u16.par_for.1:
 	i32.add 
 	local.set	13
 	local.get	14
-	local.get	11
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
@@ -1200,7 +1191,7 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.add 
 	local.tee	30
-	local.get	11
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
@@ -1208,7 +1199,7 @@ blur_u16.par_for.1:
 	local.get	14
 	i32.const	2
 	i32.add 
-	local.get	11
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
@@ -1302,8 +1293,8 @@ blur_u16.par_for.1:
 	br_if   	0
 	end_loop
 	block   	
-	local.get	12
-	i32.const	8192
+	local.get	11
+	i32.const	811
 	i32.le_s
 	br_if   	0
 	local.get	0

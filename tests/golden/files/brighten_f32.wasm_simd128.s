@@ -11,7 +11,7 @@
 	.type	brighten_f32,@function
 brighten_f32:
 	.functype	brighten_f32 (i32, f32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, v128, i32, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128, i32, i32, i32, i32, i32, i32, v128, v128
 	block   	
 	local.get	0
 	br_if   	0
@@ -211,32 +211,33 @@ brighten_f32:
 	i32.add 
 	i32.load	0
 	i32.add 
+	local.tee	15
 	i32.const	-1
 	i32.add 
-	local.tee	15
+	local.tee	16
 	local.get	14
 	i32.sub 
 	local.tee	0
 	i32.const	4
 	i32.add 
-	local.tee	16
+	local.tee	17
 	i32.const	-4
 	i32.and 
 	i32.const	-4
 	i32.add 
-	local.tee	17
+	local.tee	18
 	local.get	0
 	i32.const	-3
 	i32.add 
 	local.tee	3
-	local.get	17
+	local.get	18
 	local.get	3
 	i32.lt_s
 	i32.select
 	i32.add 
 	i32.const	3
 	i32.add 
-	local.tee	0
+	local.tee	18
 	local.get	3
 	i32.const	31
 	i32.shr_s
@@ -244,58 +245,54 @@ brighten_f32:
 	i32.and 
 	local.get	14
 	i32.add 
-	local.tee	17
+	local.tee	19
 	i32.lt_s
-	local.tee	18
+	local.tee	20
 	br_if   	0
-	local.get	17
+	local.get	19
 	local.get	7
 	i32.ge_s
-	local.get	0
-	local.get	7
+	local.get	18
 	local.get	6
 	i32.const	4
 	i32.add 
 	i32.load	0
-	i32.add 
-	i32.const	-1
+	local.get	7
 	i32.add 
 	local.tee	6
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.5
 	i32.const	0
-	local.get	17
-	local.get	0
+	local.get	19
+	local.get	18
 	local.get	7
 	local.get	6
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_23:
 	end_block
-	block   	
 	local.get	12
 	local.get	11
 	i32.add 
-	local.tee	19
-	i32.const	-1
-	i32.add 
-	local.tee	6
-	local.get	11
+	local.set	21
+	block   	
+	local.get	12
+	i32.const	1
 	i32.lt_s
 	br_if   	0
 	local.get	11
 	local.get	10
 	i32.lt_s
-	local.get	6
-	local.get	10
+	local.get	21
 	local.get	9
+	local.get	10
 	i32.add 
-	i32.const	-1
-	i32.add 
-	local.tee	12
+	local.tee	6
 	i32.gt_s
 	i32.or  
 	i32.eqz
@@ -304,49 +301,53 @@ brighten_f32:
 	i32.const	.L.str.5
 	i32.const	1
 	local.get	11
-	local.get	6
+	local.get	21
+	i32.const	-1
+	i32.add 
 	local.get	10
-	local.get	12
+	local.get	6
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_26:
 	end_block
 	block   	
-	local.get	18
+	local.get	20
 	br_if   	0
-	local.get	17
-	local.get	14
-	i32.ge_s
 	local.get	0
+	i32.const	2
+	i32.gt_s
+	local.get	18
 	local.get	15
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.6
 	i32.const	0
-	local.get	17
-	local.get	0
+	local.get	19
+	local.get	18
 	local.get	14
-	local.get	15
+	local.get	16
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_29:
 	end_block
 	block   	
-	local.get	11
-	local.get	19
-	i32.ge_s
+	local.get	12
+	i32.const	1
+	i32.lt_s
 	br_if   	0
 	local.get	14
 	local.get	7
 	i32.sub 
-	local.set	17
+	local.set	9
 	local.get	1
 	f32x4.splat
-	local.set	20
+	local.set	22
 	block   	
-	local.get	16
+	local.get	17
 	i32.const	2
 	i32.shr_s
 	local.tee	0
@@ -367,39 +368,39 @@ brighten_f32:
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	9
+	local.tee	19
 	local.get	6
-	local.get	9
+	local.get	19
 	i32.gt_s
 	i32.select
-	local.tee	21
+	local.tee	15
 	i32.le_s
 	br_if   	0
 	local.get	4
-	local.get	17
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	16
+	local.set	9
 	block   	
 	local.get	6
 	i32.const	0
 	i32.gt_s
 	br_if   	0
-	local.get	21
+	local.get	15
 	i32.const	2
 	i32.shl 
-	local.set	18
+	local.set	20
 	local.get	0
-	local.get	21
+	local.get	15
 	i32.sub 
-	local.set	15
+	local.set	17
 	local.get	11
-	local.set	12
+	local.set	18
 .LBB0_33:
 	loop    	
-	local.get	16
-	local.get	12
+	local.get	9
+	local.get	18
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -407,9 +408,9 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	7
+	local.set	12
 	local.get	5
-	local.get	12
+	local.get	18
 	local.get	11
 	i32.sub 
 	local.get	13
@@ -417,14 +418,14 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	17
-	local.get	18
+	local.set	7
+	local.get	20
 	local.set	0
-	local.get	15
+	local.get	17
 	local.set	6
 .LBB0_34:
 	loop    	
-	local.get	17
+	local.get	7
 	local.get	0
 	local.get	3
 	local.get	0
@@ -435,16 +436,16 @@ brighten_f32:
 	i32.shl 
 	local.tee	14
 	i32.add 
-	local.get	20
-	local.get	7
+	local.get	22
+	local.get	12
 	local.get	14
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
@@ -459,12 +460,12 @@ brighten_f32:
 	local.tee	6
 	br_if   	0
 	end_loop
-	local.get	12
+	local.get	18
 	i32.const	1
 	i32.add 
-	local.tee	12
-	local.get	19
-	i32.ne  
+	local.tee	18
+	local.get	21
+	i32.lt_s
 	br_if   	0
 	br      	3
 .LBB0_36:
@@ -487,15 +488,15 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	18
-	local.get	21
+	local.set	20
+	local.get	15
 	i32.const	2
 	i32.shl 
 	local.set	4
 	local.get	0
-	local.get	21
+	local.get	15
 	i32.sub 
-	local.set	23
+	local.set	16
 	local.get	8
 	i32.const	2
 	i32.shl 
@@ -504,33 +505,33 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	local.set	25
-	local.get	21
-	local.get	9
+	local.get	15
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.and 
 	local.set	26
 	local.get	6
-	local.get	9
+	local.get	19
 	i32.const	1
 	i32.add 
 	local.tee	27
 	i32.eq  
 	local.set	28
-	local.get	9
+	local.get	19
 	i32.const	2
 	i32.shl 
 	i32.const	2
 	i32.shl 
 	local.set	29
 	local.get	5
-	local.set	15
+	local.set	17
 	local.get	11
-	local.set	12
+	local.set	18
 .LBB0_37:
 	loop    	
-	local.get	16
-	local.get	12
+	local.get	9
+	local.get	18
 	local.get	10
 	i32.sub 
 	local.get	8
@@ -538,9 +539,9 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	7
+	local.set	12
 	local.get	5
-	local.get	12
+	local.get	18
 	local.get	11
 	i32.sub 
 	local.get	13
@@ -548,26 +549,26 @@ brighten_f32:
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	17
-	local.get	9
+	local.set	7
+	local.get	19
 	local.set	0
 	block   	
 	local.get	26
 	i32.eqz
 	br_if   	0
-	local.get	17
+	local.get	7
 	local.get	29
 	i32.add 
-	local.get	20
-	local.get	7
+	local.get	22
+	local.get	12
 	local.get	29
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
@@ -579,30 +580,30 @@ brighten_f32:
 	block   	
 	local.get	28
 	br_if   	0
-	local.get	21
+	local.get	15
 	local.get	0
 	i32.sub 
 	local.set	14
-	local.get	18
+	local.get	20
 	local.get	0
 	i32.const	4
 	i32.shl 
 	local.tee	6
 	i32.add 
 	local.set	0
-	local.get	15
+	local.get	17
 	local.get	6
 	i32.add 
 	local.set	6
 .LBB0_41:
 	loop    	
 	local.get	6
-	local.get	20
+	local.get	22
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	22
+	local.tee	23
 	f32x4.pmin
 	local.tee	30
 	local.get	30
@@ -614,16 +615,16 @@ brighten_f32:
 	local.get	6
 	i32.const	16
 	i32.add 
-	local.get	20
+	local.get	22
 	local.get	0
 	i32.const	16
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.get	22
+	local.get	23
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	local.get	31
 	f32x4.lt
 	v128.andnot
@@ -646,11 +647,11 @@ brighten_f32:
 	end_block
 	local.get	4
 	local.set	0
-	local.get	23
+	local.get	16
 	local.set	6
 .LBB0_43:
 	loop    	
-	local.get	17
+	local.get	7
 	local.get	0
 	local.get	3
 	local.get	0
@@ -661,16 +662,16 @@ brighten_f32:
 	i32.shl 
 	local.tee	14
 	i32.add 
-	local.get	20
-	local.get	7
+	local.get	22
+	local.get	12
 	local.get	14
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
@@ -685,20 +686,20 @@ brighten_f32:
 	local.tee	6
 	br_if   	0
 	end_loop
-	local.get	18
+	local.get	20
 	local.get	24
 	i32.add 
-	local.set	18
-	local.get	15
+	local.set	20
+	local.get	17
 	local.get	25
 	i32.add 
-	local.set	15
-	local.get	12
+	local.set	17
+	local.get	18
 	i32.const	1
 	i32.add 
-	local.tee	12
-	local.get	19
-	i32.ne  
+	local.tee	18
+	local.get	21
+	i32.lt_s
 	br_if   	0
 	br      	2
 .LBB0_45:
@@ -725,50 +726,50 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	7
+	local.set	12
 	local.get	8
 	i32.const	2
 	i32.shl 
-	local.set	12
+	local.set	18
 	local.get	13
 	i32.const	2
 	i32.shl 
-	local.set	18
-	local.get	21
-	local.get	9
+	local.set	20
+	local.get	15
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.and 
-	local.set	15
+	local.set	17
 	local.get	4
-	local.get	17
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	23
+	local.set	16
 	local.get	6
-	local.get	9
+	local.get	19
 	i32.const	1
 	i32.add 
 	local.tee	24
 	i32.eq  
-	local.set	16
-	local.get	9
+	local.set	9
+	local.get	19
 	i32.const	2
 	i32.shl 
 	i32.const	2
 	i32.shl 
 	local.set	4
 	local.get	5
-	local.set	17
+	local.set	7
 	local.get	11
 	local.set	14
 .LBB0_47:
 	loop    	
-	local.get	9
+	local.get	19
 	local.set	0
 	block   	
-	local.get	15
+	local.get	17
 	i32.eqz
 	br_if   	0
 	local.get	5
@@ -782,8 +783,8 @@ brighten_f32:
 	i32.add 
 	local.get	4
 	i32.add 
-	local.get	20
-	local.get	23
+	local.get	22
+	local.get	16
 	local.get	14
 	local.get	10
 	i32.sub 
@@ -798,8 +799,8 @@ brighten_f32:
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
@@ -809,32 +810,32 @@ brighten_f32:
 .LBB0_49:
 	end_block
 	block   	
-	local.get	16
+	local.get	9
 	br_if   	0
-	local.get	21
+	local.get	15
 	local.get	0
 	i32.sub 
 	local.set	6
-	local.get	7
+	local.get	12
 	local.get	0
 	i32.const	4
 	i32.shl 
 	local.tee	3
 	i32.add 
 	local.set	0
-	local.get	17
+	local.get	7
 	local.get	3
 	i32.add 
 	local.set	3
 .LBB0_51:
 	loop    	
 	local.get	3
-	local.get	20
+	local.get	22
 	local.get	0
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	22
+	local.tee	23
 	f32x4.pmin
 	local.tee	30
 	local.get	30
@@ -846,16 +847,16 @@ brighten_f32:
 	local.get	3
 	i32.const	16
 	i32.add 
-	local.get	20
+	local.get	22
 	local.get	0
 	i32.const	16
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	local.get	22
+	local.get	23
 	f32x4.pmin
-	local.tee	22
-	local.get	22
+	local.tee	23
+	local.get	23
 	local.get	31
 	f32x4.lt
 	v128.andnot
@@ -876,20 +877,20 @@ brighten_f32:
 .LBB0_52:
 	end_loop
 	end_block
-	local.get	7
 	local.get	12
-	i32.add 
-	local.set	7
-	local.get	17
 	local.get	18
 	i32.add 
-	local.set	17
+	local.set	12
+	local.get	7
+	local.get	20
+	i32.add 
+	local.set	7
 	local.get	14
 	i32.const	1
 	i32.add 
 	local.tee	14
-	local.get	19
-	i32.ne  
+	local.get	21
+	i32.lt_s
 	br_if   	0
 .LBB0_53:
 	end_loop

@@ -11,7 +11,7 @@
 	.type	add_sat_u8,@function
 add_sat_u8:
 	.functype	add_sat_u8 (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
 	block   	
 	local.get	0
 	br_if   	0
@@ -267,66 +267,67 @@ add_sat_u8:
 	i32.add 
 	i32.load	0
 	i32.add 
+	local.tee	12
 	i32.const	-1
 	i32.add 
-	local.tee	12
+	local.tee	13
 	local.get	11
 	i32.sub 
-	local.tee	0
+	local.tee	7
 	i32.const	16
 	i32.add 
-	local.tee	13
+	local.tee	14
 	i32.const	-16
 	i32.and 
 	i32.const	-16
 	i32.add 
-	local.tee	1
-	local.get	0
+	local.tee	0
+	local.get	7
 	i32.const	-15
 	i32.add 
-	local.tee	14
-	local.get	1
-	local.get	14
+	local.tee	15
+	local.get	0
+	local.get	15
 	i32.lt_s
 	i32.select
 	i32.add 
 	i32.const	15
 	i32.add 
 	local.tee	1
-	local.get	14
+	local.get	15
 	i32.const	31
 	i32.shr_s
-	local.get	14
+	local.get	15
 	i32.and 
 	local.get	11
 	i32.add 
-	local.tee	7
+	local.tee	16
 	i32.lt_s
 	local.tee	0
 	br_if   	0
-	local.get	7
+	local.get	16
 	local.get	8
 	i32.ge_s
 	local.get	1
-	local.get	8
 	local.get	3
 	i32.const	4
 	i32.add 
 	i32.load	0
-	i32.add 
-	i32.const	-1
+	local.get	8
 	i32.add 
 	local.tee	3
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.7
 	i32.const	0
-	local.get	7
+	local.get	16
 	local.get	1
 	local.get	8
 	local.get	3
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_33:
@@ -334,26 +335,26 @@ add_sat_u8:
 	block   	
 	local.get	0
 	br_if   	0
-	local.get	7
+	local.get	16
 	local.get	9
 	i32.ge_s
 	local.get	1
-	local.get	9
 	local.get	10
-	i32.add 
-	i32.const	-1
+	local.get	9
 	i32.add 
 	local.tee	3
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.8
 	i32.const	0
-	local.get	7
+	local.get	16
 	local.get	1
 	local.get	9
 	local.get	3
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_36:
@@ -362,56 +363,56 @@ add_sat_u8:
 	local.get	0
 	br_if   	0
 	local.get	7
-	local.get	11
-	i32.ge_s
+	i32.const	14
+	i32.gt_s
 	local.get	1
 	local.get	12
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.9
 	i32.const	0
-	local.get	7
+	local.get	16
 	local.get	1
 	local.get	11
-	local.get	12
+	local.get	13
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_39:
 	end_block
-	local.get	13
+	local.get	14
 	i32.const	4
 	i32.shr_s
-	local.tee	13
-	local.get	14
+	local.tee	16
+	local.get	15
 	i32.const	4
 	i32.shr_s
 	i32.const	1
 	i32.add 
 	local.tee	0
-	local.get	13
+	local.get	16
 	local.get	0
 	i32.lt_s
 	i32.select
 	local.tee	1
-	local.get	13
+	local.get	16
 	i32.const	31
 	i32.shr_s
-	local.get	13
+	local.get	16
 	i32.and 
 	local.tee	0
 	local.get	1
 	local.get	0
 	i32.gt_s
 	i32.select
-	local.set	12
+	local.set	14
 	block   	
 	local.get	1
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	12
+	local.get	14
 	local.get	0
 	i32.sub 
 	local.set	7
@@ -467,15 +468,15 @@ add_sat_u8:
 	end_loop
 	end_block
 	block   	
-	local.get	13
-	local.get	12
+	local.get	16
+	local.get	14
 	i32.le_s
 	br_if   	0
-	local.get	13
-	local.get	12
+	local.get	16
+	local.get	14
 	i32.sub 
 	local.set	1
-	local.get	12
+	local.get	14
 	i32.const	4
 	i32.shl 
 	local.set	0
@@ -483,9 +484,9 @@ add_sat_u8:
 	loop    	
 	local.get	6
 	local.get	0
-	local.get	14
+	local.get	15
 	local.get	0
-	local.get	14
+	local.get	15
 	i32.lt_s
 	i32.select
 	local.tee	3

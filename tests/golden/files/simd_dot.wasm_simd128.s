@@ -11,7 +11,7 @@
 	.type	dot,@function
 dot:
 	.functype	dot (i32, i32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
 	block   	
 	local.get	0
 	br_if   	0
@@ -259,12 +259,12 @@ dot:
 	local.set	10
 	block   	
 	local.get	1
-	i32.load	0
-	local.tee	11
-	local.get	1
 	i32.const	4
 	i32.add 
 	i32.load	0
+	local.get	1
+	i32.load	0
+	local.tee	11
 	i32.add 
 	i32.const	-1
 	i32.add 
@@ -303,27 +303,25 @@ dot:
 	i32.and 
 	local.get	11
 	i32.add 
-	local.tee	0
+	local.tee	16
 	i32.const	1
 	i32.shl 
 	local.tee	7
 	i32.lt_s
-	local.tee	16
+	local.tee	17
 	br_if   	0
 	local.get	7
 	local.get	8
 	i32.ge_s
 	local.get	1
-	local.get	8
 	local.get	3
 	i32.const	4
 	i32.add 
 	i32.load	0
-	i32.add 
-	i32.const	-1
+	local.get	8
 	i32.add 
 	local.tee	3
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
@@ -333,24 +331,24 @@ dot:
 	local.get	1
 	local.get	8
 	local.get	3
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_33:
 	end_block
 	block   	
-	local.get	16
+	local.get	17
 	br_if   	0
 	local.get	7
 	local.get	9
 	i32.ge_s
 	local.get	1
-	local.get	9
 	local.get	10
-	i32.add 
-	i32.const	-1
+	local.get	9
 	i32.add 
 	local.tee	3
-	i32.le_s
+	i32.lt_s
 	i32.and 
 	br_if   	0
 	i32.const	0
@@ -360,6 +358,8 @@ dot:
 	local.get	1
 	local.get	9
 	local.get	3
+	i32.const	-1
+	i32.add 
 	call	halide_error_access_out_of_bounds
 	return
 .LBB0_36:
@@ -369,22 +369,17 @@ dot:
 	i32.const	3
 	i32.add 
 	local.tee	1
-	local.get	0
+	local.get	16
 	i32.lt_s
 	br_if   	0
 	local.get	0
-	local.get	11
-	i32.lt_s
-	local.get	1
-	local.get	12
+	i32.const	2
 	i32.gt_s
-	i32.or  
-	i32.eqz
 	br_if   	0
 	i32.const	0
 	i32.const	.L.str.9
 	i32.const	0
-	local.get	0
+	local.get	16
 	local.get	1
 	local.get	11
 	local.get	12
@@ -395,29 +390,29 @@ dot:
 	local.get	13
 	i32.const	2
 	i32.shr_s
-	local.tee	16
+	local.tee	17
 	local.get	14
 	i32.const	2
 	i32.shr_s
 	i32.const	1
 	i32.add 
 	local.tee	0
-	local.get	16
+	local.get	17
 	local.get	0
 	i32.lt_s
 	i32.select
 	local.tee	0
-	local.get	16
+	local.get	17
 	i32.const	31
 	i32.shr_s
-	local.get	16
+	local.get	17
 	i32.and 
 	local.tee	3
 	local.get	0
 	local.get	3
 	i32.gt_s
 	i32.select
-	local.set	15
+	local.set	16
 	block   	
 	local.get	0
 	i32.const	1
@@ -446,7 +441,7 @@ dot:
 	i32.shl 
 	i32.add 
 	local.set	1
-	local.get	15
+	local.get	16
 	local.get	3
 	i32.sub 
 	local.set	7
@@ -486,15 +481,15 @@ dot:
 	end_loop
 	end_block
 	block   	
+	local.get	17
 	local.get	16
-	local.get	15
 	i32.le_s
 	br_if   	0
+	local.get	17
 	local.get	16
-	local.get	15
 	i32.sub 
 	local.set	1
-	local.get	15
+	local.get	16
 	i32.const	2
 	i32.shl 
 	local.set	0

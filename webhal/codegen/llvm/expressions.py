@@ -73,7 +73,6 @@ class ExprCodegen:
     contract_floats = False
 
     def __init__(self):
-        self.index_depth = 0  # > 0 while generating a buffer index (see index())
         self.symbols: dict[str, ll.Value] = {}
         self.buffer_types: dict[str, Type] = {}  # element type of each buffer/allocation
         self.user_context: ll.Value = ll.Constant(PTR, None)
@@ -157,7 +156,8 @@ class ExprCodegen:
         t = e.base.type
         steps = ll.Constant(ll.VectorType(scalar(t), e.lanes),
                             [ll.Constant(scalar(t), i) for i in range(e.lanes)])
-        return self.builder.add(base, self.builder.mul(stride, steps))
+        fl = self._flags(t)
+        return self.builder.add(base, self.builder.mul(stride, steps, flags=fl), flags=fl)
 
     def _Cast(self, e):
         return self.convert(self.expr(e.value), e.value.type, e.type)
@@ -198,17 +198,17 @@ class ExprCodegen:
         return self.builder.bitcast(self.expr(e.value), llvm_type(e.type))
 
     def index(self, e: ir.Expr) -> ll.Value:
-        """A buffer index: its 32/64-bit signed arithmetic is marked as never overflowing
-        (an index that overflowed would be out of bounds anyway), which lets LLVM widen the
-        loop counters in it to pointer width instead of sign-extending every address."""
-        self.index_depth += 1
-        try:
-            return self.expr(e)
-        finally:
-            self.index_depth -= 1
+        """A buffer index: its 32/64-bit signed arithmetic is nsw like all of it (_flags), which
+        lets LLVM widen the loop counters in it to pointer width instead of sign-extending
+        every address."""
+        return self.expr(e)
 
     def _flags(self, t: Type) -> tuple[str, ...]:
-        return ("nsw",) if self.index_depth and t.is_int() and t.bits >= 32 else ()
+        """Signed 32/64-bit +, - and * never overflow (Halide leaves that undefined and marks
+        them so): `nsw` lets LLVM widen the index arithmetic of every load, inside index() or
+        in a let computed before it, to pointer width without a sign extension. Narrower and
+        unsigned types wrap, so they take no flag."""
+        return ("nsw",) if t.is_int() and t.bits >= 32 else ()
 
     def _float_flags(self) -> tuple[str, ...]:
         return ("contract",) if self.contract_floats else ()
