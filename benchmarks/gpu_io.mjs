@@ -35,13 +35,14 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.len
 const log = (...a) => console.error(...a);
 const now = () => performance.now();
 
-async function timed(fn, n) {
+// The median time of n calls of fn after one to warm up; with `own`, fn returns its own time.
+async function timed(fn, n, own = false) {
   await fn();  // warm up: buffers made, pipelines compiled
   const times = [];
   for (let i = 0; i < n; i++) {
     const t = now();
-    await fn();
-    times.push(now() - t);
+    const took = await fn();
+    times.push(own ? took : now() - t);
   }
   return median(times);
 }
@@ -253,6 +254,18 @@ async function table() {
     const onGpu = [{ ...inputs, input: { data: input, shape } }, { shape, data: output }];
     for (let i = 0; i < 3; i++) await p.run(...onGpu);
     await device.queue.onSubmittedWorkDone();
+    // One run alone on an idle GPU, drained: what a typed-array call waits for besides its
+    // copies. A GPU idle through the call's host copies runs its kernels at idle clocks (the
+    // H200: 345 MHz, not 1980), so a compute-bound pipeline takes several times its back-to-back
+    // time here (the local Laplacian at 4096: 7 ms, not 1.35). Measured before the runs back to
+    // back, after which the clock stays up for seconds.
+    const alone = await timed(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const t0 = now();
+      await p.run(...onGpu);
+      await device.queue.onSubmittedWorkDone();
+      return now() - t0;
+    }, r, true);
     const k = Math.max(5, reps * 5);
     // Per awaited run (what the CPU spends; the GPU may still be busy), then back to back with
     // the queue drained (what the GPU spends too). The local Laplacian's gathers make its
@@ -275,14 +288,16 @@ async function table() {
       staging.unmap();
     }, r);
     const row = { demo: name, shape, typedMs: typed, inPlaceMs: inPlace, gpuBuffersMs: buffers,
-      gpuBuffersAwaitedMs: awaited, roundTripMs: floor, typedOverFloor: typed / (floor + buffers),
-      inPlaceOverFloor: inPlace / (floor + buffers) };
+      gpuBuffersAwaitedMs: awaited, gpuBuffersAloneMs: alone, roundTripMs: floor,
+      typedOverFloor: typed / (floor + buffers), inPlaceOverFloor: inPlace / (floor + buffers),
+      inPlaceOverFloorAlone: inPlace / (floor + alone) };
     result.table.push(row);
     log(`${name} ${shape.join('x')}: typed arrays ${typed.toFixed(2)} ms (in place `
       + `${inPlace.toFixed(2)}), GPUBuffers ${buffers.toFixed(3)} ms (awaited, GPU not waited `
       + `for: ${awaited.toFixed(3)} ms), Dawn round trip of its bytes ${floor.toFixed(2)} ms; `
       + `typed / (GPUBuffers + round trip) ${row.typedOverFloor.toFixed(2)}x (in place `
-      + `${row.inPlaceOverFloor.toFixed(2)}x)`);
+      + `${row.inPlaceOverFloor.toFixed(2)}x); one run alone on an idle GPU ${alone.toFixed(2)} ms, `
+      + `in place / (run alone + round trip) ${row.inPlaceOverFloorAlone.toFixed(2)}x`);
     for (const b of [input, output, staging]) b.destroy();
     await p.dispose();
   }

@@ -14,7 +14,8 @@ Node on dawn.node (here on SwiftShader), which measures in one run:
     kernel alone (its dispatch replayed `calls` times in one submission) and a bare dispatch
     and submit; goal at most 0.04 ms more than the kernel;
 (c) the demos at `table`^2 (x3 for the colour ones), typed arrays in and out against
-    GPUBuffers (runs back to back, the queue drained at the end);
+    GPUBuffers (runs back to back, the queue drained at the end; and one run alone on an idle
+    GPU, drained: an idle GPU's lower clocks slow compute-bound kernels several times);
 (d) only with `--only bw`: bandwidth at `bw-size`^2 float32 on one device (issue 30's goal:
     the package's brighten and copy on GPUBuffers at >= 90% of a hand-written WGSL copy's):
     a hand-written WGSL copy (array<vec4<f32>>) dispatched `bw-runs` times in one submission,
