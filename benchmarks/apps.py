@@ -4,10 +4,9 @@ with the schedule of the app's CPU version, so the two compilers see the same pr
 
 These are implementations of the same algorithms, written for this suite (not copies of
 Halide's code): the structure, the pyramid depths and the schedules follow the apps.
-`apps(full)` gives the suite's `Spec`s: `full=True` (`run_apps --full`) the apps' own sizes,
-1536x1024 images, interpolate with 10 levels and local Laplacian with 8; `full=False` (the
-default of `run_apps`, which then takes about a third of the time) images of 768x512 and
-shallower pyramids (5 and 4 levels).
+`apps(full)` gives the suite's `Spec`s: `full=True` (the default of `run_apps`) the apps' own
+sizes, 1536x1024 images, interpolate with 10 levels and local Laplacian with 8; `full=False`
+(`run_apps --small`) images of 768x512 and shallower pyramids (5 and 4 levels).
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 time, host JIT run time and wasm SIMD run time in Node (the suite's C harness), each as a
 webhal/Halide ratio.
 
-    .venv/bin/python -m benchmarks.run_apps [--full] [--quick] [--only NAME]...
+    .venv/bin/python -m benchmarks.run_apps [--small] [--quick] [--only NAME]...
                                             [--skip outputs,compile,host,node]
 
-Default sizes are 768x512 with shallower pyramids (interpolate 5 levels, local Laplacian 4);
---full gives the apps' own: 1536x1024, 10 and 8 levels (about 5-6 minutes on this 2-core
-machine under load, 2.5 of them compiling, with its wasm builds fresh; the default run takes
-about a third of that). Timings are side by side: the two
+The apps' own sizes by default: 1536x1024 outputs, interpolate with 10 levels, the local
+Laplacian with 8 (--small: 768x512 and 5 and 4 levels). On this 2-core VM under load (2.4-7)
+with fresh wasm builds a run took 296 s and 356 s, and 307 s with --small: compiling (the
+compile step and the wasm builds) is most of it. Timings are side by side: the two
 libraries take turns round by round in this process (host) or in Node runs one after the other
 (wasm), and each figure is the median of the per-round webhal/Halide ratios with their spread
 (quartiles), so that load from other work on a shared machine falls on both alike. The host
@@ -121,13 +121,19 @@ def geomean(values: list[float]) -> float | None:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m benchmarks.run_apps",
                                 description=__doc__.split("\n")[0])
+    p.add_argument("--small", action="store_true",
+                   help="768x512 and shallower pyramids (interpolate 5 levels, local Laplacian "
+                        "4) instead of the apps' own sizes")
     p.add_argument("--full", action="store_true",
-                   help="1536x1024 and the apps' own pyramid depths (10 and 8 levels)")
+                   help="the apps' own sizes (the default; kept for older command lines)")
     p.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
     p.add_argument("--only", action="append", default=[], metavar="NAME")
     p.add_argument("--skip", default="", help=f"comma-separated: {', '.join(STEPS)}")
     p.add_argument("--compile-rounds", type=int, default=2)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.small and args.full:
+        p.error("--small and --full are each other's opposite")
+    return args
 
 
 def time_host(spec, libraries: dict, arrays: list[np.ndarray], timing: Timing) -> dict:
@@ -162,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import halide
     libraries = {"webhal": webhal, "halide": halide}
-    specs = apps(full=args.full)
+    specs = apps(full=not args.small)
     unknown = [n for n in args.only if n not in specs]
     if unknown:
         print(f"unknown app {', '.join(unknown)}; the apps are {', '.join(specs)}")
@@ -232,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{seconds:.0f} s in all")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "apps.json").write_text(json.dumps(
-        {"full": args.full, "quick": args.quick, "seconds": seconds,
+        {"full": not args.small, "quick": args.quick, "seconds": seconds,
          "load_average_start_end": [load_start, load_average()], "cores": os.cpu_count(),
          "apps": rows}, indent=1, default=str))
     for p in problems:
@@ -257,7 +263,7 @@ def _cell(r: dict | None) -> str:
 
 def print_table(rows: dict, args, load_start) -> None:
     print(f"\nwebhal/Halide (below 1: webhal faster): the median of per-round ratios (their "
-          f"quartiles); {'full' if args.full else 'default'} sizes")
+          f"quartiles); {'small' if args.small else 'full'} sizes")
     print(f"{'app':16} {'matches':26} {'compile':16} {'host JIT':16} {'host CPU':16} "
           f"{'wasm SIMD (Node)':16}")
     for name, row in rows.items():

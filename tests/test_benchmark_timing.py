@@ -52,6 +52,8 @@ def test_per_round_takes_each_round_s_ratio():
     assert per_round([], [1.0]) == {}
 
 
-def test_full_sizes_on_request():
-    assert not parse_args([]).full
-    assert parse_args(["--full"]).full
+def test_default_is_the_apps_own_sizes():
+    assert not parse_args([]).small
+    assert parse_args(["--small"]).small
+    with pytest.raises(SystemExit):
+        parse_args(["--small", "--full"])
