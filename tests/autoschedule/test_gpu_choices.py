@@ -61,7 +61,7 @@ def test_bilateral_grid_update_shares_its_samples_between_channels():
     sample twice."""
     lines = schedule("bilateral_grid")
     update = next(line for line in lines if line.startswith("grid.update(0)"))
-    assert ".reorder(c, r_x, r_y, x, y).unroll(c)" in update, update
+    assert ".reorder(c, r_x, r_y, x, y).unroll(c).gpu_tile(" in update, update
     assert "gpu_blocks(c)" not in update, update
 
 
@@ -82,3 +82,21 @@ def test_bilateral_grid_schedule_source_gives_the_same_statement(tmp_path):
                                   target)
         texts.append(path.read_text())
     assert texts[0] == texts[1]
+
+
+def test_a_short_var_sized_by_the_estimates_is_not_unrolled():
+    """A loop whose extent follows an output's estimate (3 channels here) need not have a
+    constant extent when lowered: it is not unrolled (unroll would refuse it)."""
+    x, y, c = hl.Var("x"), hl.Var("y"), hl.Var("c")
+    image = hl.ImageParam(hl.Float(32), 3, "input")
+    r = hl.RDom([(0, 4)], "r")
+    acc, out = hl.Func("acc"), hl.Func("out")
+    acc[x, y, c] = hl.f32(0)
+    acc[x, y, c] += image[hl.clamp(x + r.x, 0, 63), y, c]
+    out[x, y, c] = acc[x, y, c] * 2
+    out.set_estimates([(0, 64), (0, 64), (0, 3)])
+    image.set_estimates([(0, 64), (0, 64), (0, 3)])
+    source = hl.Pipeline(out).apply_autoscheduler(
+        hl.Target(TARGET), hl.AutoschedulerParams("Webhal")).schedule_source
+    update = next(line for line in source.splitlines() if "acc.update(0)" in line)
+    assert "unroll" not in update and "gpu_blocks(c)" in update, update

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from webhal.autoschedule.cost import CostModel
 from webhal.autoschedule.graph import build_graph
 from webhal.autoschedule.plan import Directive, apply, directives, source
-from webhal.autoschedule.regions import check_input_estimates, image_env, output_region, regions
+from webhal.autoschedule.regions import (
+    check_input_estimates,
+    fixed_extents,
+    image_env,
+    output_region,
+    regions,
+)
 from webhal.autoschedule.search import Decision, search
 from webhal.autoschedule.targets import Machine, machine_for
 from webhal.autoschedule.tune import tune_count
@@ -122,8 +128,10 @@ def autoschedule(functions, outputs, images: dict, target: Target, name: str,
     out_regions = {id(o): output_region(o, where) for o in outputs}
     machine = _machine(target, extra, asked, where)
     nodes = build_graph(functions, outputs)
-    sizes = regions(nodes, functions, out_regions, image_env(images))
+    env = image_env(images)
+    sizes = regions(nodes, functions, out_regions, env)
     model = CostModel(nodes, sizes, machine)
+    model.fixed = fixed_extents(nodes, functions, out_regions, env, sizes)
     decision = search(model, functions)
     plan = directives(model, functions, decision)
     header = (f"# Schedule chosen by webhal's autoscheduler ({asked}) for target "

@@ -74,6 +74,9 @@ class CostModel:
 
     def __init__(self, nodes: dict[int, Node], regions: dict, machine: Machine):
         self.nodes, self.regions, self.m = nodes, regions, machine
+        # (Function id, dimension) whose extent is the same whatever the estimates
+        # (regions.fixed_extents): a loop of constant extent
+        self.fixed: set[tuple[int, int]] = set()
 
     # -- per point ---------------------------------------------------------------------------
 

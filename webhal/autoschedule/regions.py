@@ -200,6 +200,18 @@ def regions(nodes: dict, order: list[Function], outputs: dict[int, Region],
     return {k: [(lo, hi - lo + 1) for lo, hi in v] for k, v in out.items()}
 
 
+def fixed_extents(nodes: dict, order: list[Function], outputs: dict[int, Region],
+                  env: dict[str, tuple[int, int]], sizes: dict) -> set[tuple[int, int]]:
+    """(Function id, dimension) pairs whose extent does not move when every estimate does
+    (the bilateral grid's two channels, read at constants): loops the lowering will see with a
+    constant extent, which may be unrolled as they are."""
+    moved_out = {k: [(m, e + 7) for m, e in r] for k, r in outputs.items()}
+    moved_env = {k: (lo, hi + 7) if ".extent." in k else (lo, hi) for k, (lo, hi) in env.items()}
+    moved = regions(nodes, order, moved_out, moved_env)
+    return {(fid, d) for fid, region in sizes.items() for d, (_, e) in enumerate(region)
+            if fid in moved and d < len(moved[fid]) and moved[fid][d][1] == e}
+
+
 def _by_class(c, box) -> tuple[int, int]:
     """[lo, hi] of a coordinate from its classification (graph.Coord) alone."""
     if c.var is None:
