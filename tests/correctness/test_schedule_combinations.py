@@ -1,11 +1,12 @@
 """The same three-stage pipeline (an unsharp mask of the cameraman photo) under many combined
 schedules, each compared with the reference."""
 
+import numpy as np
 import pytest
 
 import webhal as hl
 
-from .conftest import H, W, camera, check, with_slow
+from .conftest import H, W, camera, check, fused_multiply_add, realize, with_slow
 
 x, y = hl.Var("x"), hl.Var("y")
 xo, xi, yo, yi, t = (hl.Var(n) for n in ("xo", "xi", "yo", "yi", "t"))
@@ -67,4 +68,11 @@ def _s6(gray, blur_x, blur_y, sharp):
 def test_unsharp_mask(target, schedule):
     funcs = _unsharp()
     schedule(*funcs)
-    check(funcs[-1], [W, H], target)
+    if not fused_multiply_add(target):
+        check(funcs[-1], [W, H], target)
+        return
+    # gray's x / 255.0 is x * (1/255), which a fusing target rounds once into the blurs' adds
+    # where gray is inlined (as Halide's JIT does): a u8 at a rounding boundary may be one off.
+    want = realize(funcs[-1], [W, H], "reference")[0].astype(np.int16)
+    got = realize(funcs[-1], [W, H], target)[0].astype(np.int16)
+    assert np.abs(got - want).max() <= 1 and np.count_nonzero(got != want) <= want.size // 50

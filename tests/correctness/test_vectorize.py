@@ -63,7 +63,8 @@ def test_vectorized_loop_smaller_than_the_output_of_a_compute_root(target):
     g.compute_root().vectorize(x, 4)
     f.vectorize(x, 4)
     xs = np.arange(10, dtype=np.float32)
-    check(f, [10], target, expected=xs / np.float32(3) + (xs + 1) / np.float32(3))
+    third = np.float32(1) / np.float32(3)  # x / 3.0 is x * (1/3), as in Halide
+    check(f, [10], target, expected=xs * third + (xs + 1) * third)
 
 
 def test_whole_extent_vectorized(target):

@@ -15,7 +15,7 @@ import numpy as np
 from webhal import abi
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
-from webhal.ir import printing
+from webhal.ir import ops, printing
 from webhal.ir.printer import to_string
 from webhal.reference import numeric
 
@@ -75,7 +75,8 @@ class Evaluator:
     # -- operators -----------------------------------------------------------------------------
 
     def _Div(self, e, mask):
-        return numeric.div(self.eval(e.a, mask), self.eval(e.b, mask), e.type)
+        return numeric.div(self.eval(e.a, mask), self.eval(e.b, mask), e.type,
+                           ops.as_const(e.b) if e.type.is_float() else None)
 
     def _Mod(self, e, mask):
         return numeric.mod(self.eval(e.a, mask), self.eval(e.b, mask), e.type)

@@ -29,8 +29,26 @@ def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum(a, b)
 
 
-def div(a: np.ndarray, b: np.ndarray, t: Type) -> np.ndarray:
+def float_reciprocal(c, t: Type):
+    """1/c rounded to t when a float32/float64 division by the constant c is a multiplication
+    by it (as Halide's simplifier rewrites `x / c`, off under strict_float): c finite and nonzero,
+    its reciprocal finite. None otherwise (the division stays)."""
+    if c is None or not t.is_float() or t.bits not in (32, 64):
+        return None
+    c = t.dtype.type(c)
+    if not np.isfinite(c) or c == 0:
+        return None
+    with np.errstate(over="ignore"):
+        r = t.dtype.type(1) / c
+    return r if np.isfinite(r) else None
+
+
+def div(a: np.ndarray, b: np.ndarray, t: Type, divisor=None) -> np.ndarray:
+    """a / b; `divisor` is b's value where b is a constant (see float_reciprocal)."""
     if t.is_float():
+        r = float_reciprocal(divisor, t)
+        if r is not None:
+            return np.multiply(a, r).astype(t.dtype)
         return np.divide(a, b)
     zero = b == 0
     safe_b = np.where(zero, 1, b).astype(t.dtype)

@@ -16,6 +16,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.printer import to_string
 from webhal.ir.types import Type, TypeCode
+from webhal.reference.numeric import float_reciprocal
 
 _LIBM = {"exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
          "cosh", "tanh", "asinh", "acosh", "atanh", "erf"}
@@ -71,6 +72,10 @@ class ExprCodegen:
     # fused into one multiply-add (rounded once) where the target has the instruction, as
     # Halide's code generator allows; build_module clears it for strict_float targets.
     contract_floats = False
+    # A float32/float64 quotient by a constant is a product by its reciprocal (x / 3.0 is
+    # x * 0.333333f), as Halide's simplifier rewrites it, and as the reference evaluates it;
+    # build_module clears it for strict_float targets, which divide.
+    reciprocal_divisions = False
 
     def __init__(self):
         self.symbols: dict[str, ll.Value] = {}
@@ -241,6 +246,9 @@ class ExprCodegen:
         b, t = self.builder, e.type
         a, d = self.expr(e.a), self.expr(e.b)
         if t.is_float():
+            r = float_reciprocal(ops.as_const(e.b), t) if self.reciprocal_divisions else None
+            if want_quotient and r is not None:  # x / c is x * (1/c), as in Halide
+                return b.fmul(a, self.const(t, float(r)), flags=self._float_flags())
             if want_quotient:
                 return b.fdiv(a, d)
             q = b.fdiv(a, d)
