@@ -68,6 +68,10 @@ class ExprCodegen:
     # Vector float-to-int conversions as a clamp and a plain conversion rather than
     # llvm.fpto[su]i.sat, which x86 expands lane by lane (build_module sets it for x86).
     clamp_float_to_int = False
+    # x86's max instruction per float width: (intrinsic, lanes). maxps(a, b) is a > b ? a : b,
+    # NaN in either giving b: one instruction where a select against 0 costs a compare and an
+    # and. build_module sets it for x86.
+    x86_fmax: dict[int, tuple[str, int]] = {}
     # Float +, - and * carry LLVM's `contract` flag, so that a multiply feeding an add may be
     # fused into one multiply-add (rounded once) where the target has the instruction, as
     # Halide's code generator allows; build_module clears it for strict_float targets.
@@ -165,7 +169,41 @@ class ExprCodegen:
         return self.builder.add(base, self.builder.mul(stride, steps, flags=fl), flags=fl)
 
     def _Cast(self, e):
-        return self.convert(self.expr(e.value), e.value.type, e.type)
+        src, dst = e.value.type, e.type
+        if self.clamp_float_to_int and src.is_float() and src.bits == 32 and src.lanes > 1 and \
+                (dst.is_int() or dst.is_uint()) and not dst.is_bool() and dst.bits <= 32:
+            lo, hi = _float_range(e.value)  # float32 products of constants are exact in Python
+            if 0 <= lo and hi <= min(dst.max(), 2**24):  # (rounding to float32 keeps <= 2**24)
+                # Within dst's range or NaN (clamp(x, 0, 1) * 65535): NaN goes to 0 with one
+                # max against 0 and the rest converts plainly, no saturation.
+                v = self.float_max(self.expr(e.value), self.const(src, 0.0))
+                i32 = llvm_type(Type(TypeCode.INT, 32, src.lanes))
+                r = self.builder.fptosi(v, i32)
+                return r if dst.bits == 32 else self.builder.trunc(r, llvm_type(dst))
+        return self.convert(self.expr(e.value), src, dst)
+
+    def float_max(self, a: ll.Value, c: ll.Value) -> ll.Value:
+        """a > c ? a : c (NaN a gives c) on float vectors: x86's max instruction a native
+        vector at a time where there is one for the width, else a compare and a select."""
+        b = self.builder
+        lanes = a.type.count
+        bits = 32 if isinstance(a.type.element, ll.FloatType) else 64
+        name, width = self.x86_fmax.get(bits, (None, 0))
+        if name is None or lanes % width:
+            return b.select(b.fcmp_ordered(">", a, c), a, c)
+        native = ll.VectorType(a.type.element, width)
+        fn = self.intrinsic(name, native, [native, native], [])
+        undef = ll.Constant(a.type, ll.Undefined)
+        parts = []
+        for i in range(0, lanes, width):
+            mask = ll.Constant(ll.VectorType(I32, width), list(range(i, i + width)))
+            parts.append(b.call(fn, [b.shuffle_vector(a, undef, mask),
+                                     b.shuffle_vector(c, undef, mask)]))
+        while len(parts) > 1:
+            n = parts[0].type.count
+            mask = ll.Constant(ll.VectorType(I32, 2 * n), list(range(2 * n)))
+            parts = [b.shuffle_vector(x, y, mask) for x, y in zip(parts[::2], parts[1::2])]
+        return parts[0]
 
     def convert(self, v: ll.Value, src: Type, dst: Type) -> ll.Value:
         b, dt = self.builder, llvm_type(dst)
@@ -449,7 +487,8 @@ class ExprCodegen:
         f = self.expr(cast.value)
         flo, fhi = self.const(src, float(lo)), self.const(src, float(hi))
         f = b.select(b.fcmp_ordered(">", f, fhi), fhi, f)  # NaN stays
-        f = b.select(b.fcmp_ordered(">", f, flo), f, flo)  # NaN becomes lo
+        f = self.float_max(f, flo) if src.lanes > 1 else \
+            b.select(b.fcmp_ordered(">", f, flo), f, flo)  # NaN becomes lo
         dt = llvm_type(cast.type)
         return b.fptosi(f, dt) if cast.type.is_int() else b.fptoui(f, dt)
 
@@ -783,3 +822,26 @@ class ExprCodegen:
             lanes = [b.extract_element(a, ll.Constant(I32, i)) for a in args]
             out = b.insert_element(out, one(lanes), ll.Constant(I32, i))
         return out
+
+
+def _float_range(e: ir.Expr) -> tuple[float, float]:
+    """Bounds of a float expression's non-NaN values from its constants, its min/max against
+    constants, and products and sums with constants; (-inf, inf) where nothing is known."""
+    inf = float("inf")
+    c = ops.as_const(e)
+    if c is not None:
+        return float(c), float(c)
+    if isinstance(e, ir.Min | ir.Max):
+        (alo, ahi), (blo, bhi) = _float_range(e.a), _float_range(e.b)
+        if isinstance(e, ir.Min):
+            return min(alo, blo), min(ahi, bhi)
+        return max(alo, blo), max(ahi, bhi)
+    if isinstance(e, ir.Mul | ir.Add):
+        (alo, ahi), (blo, bhi) = _float_range(e.a), _float_range(e.b)
+        if not all(map(math.isfinite, (alo, ahi, blo, bhi))):
+            return -inf, inf
+        if isinstance(e, ir.Add):
+            return alo + blo, ahi + bhi
+        corners = [alo * blo, alo * bhi, ahi * blo, ahi * bhi]
+        return min(corners), max(corners)
+    return -inf, inf
