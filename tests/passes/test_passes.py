@@ -14,12 +14,11 @@ import os
 import pytest
 
 import webhal as hl
-from webhal.ir import ops
+from tests.passes.steps import pass_steps
 from webhal.ir import stmt as st
 from webhal.ir.printer import stmt_to_string, to_string
 from webhal.ir.visitor import walk
-from webhal.lower import PASSES, gather_inputs
-from webhal.passes.context import LowerContext
+from webhal.lower import PASSES
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 UPDATE = os.environ.get("WEBHAL_UPDATE_GOLDEN", "") not in ("", "0")
@@ -189,18 +188,9 @@ def _module_name(fn) -> str:
 def _before_and_after(example) -> tuple[st.Stmt, st.Stmt]:
     """The statement reaching the pass the example is named after (its first run in PASSES),
     and the one that pass returns."""
-    out, target = example()
-    pipeline = hl.Pipeline(out)
-    outputs = [f.function() for f in pipeline.outputs()]
-    functions = pipeline.functions()
-    images, params = gather_inputs(functions)
-    ctx = LowerContext(outputs, functions, hl.Target(target), images, params)
-    s: st.Stmt = st.Evaluate(ops.const(0))
-    for _, fn in PASSES:
-        new = fn(s, ctx)
+    for _, fn, before, after in pass_steps(*example()):
         if _module_name(fn) == example.__name__:
-            return s, new
-        s = new
+            return before, after
     raise AssertionError(f"no pass {example.__name__} in PASSES")
 
 

@@ -8,14 +8,12 @@ import numpy as np
 import pytest
 
 import webhal as hl
+from tests.passes.steps import pass_steps
 from webhal.ir import nodes as ir
 from webhal.ir import ops
-from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.types import Float, Int
 from webhal.ir.visitor import walk
-from webhal.lower import PASSES, gather_inputs
-from webhal.passes.context import LowerContext
 from webhal.passes.vectorize import _combine
 
 
@@ -47,16 +45,9 @@ def test_float_sums_keep_their_order():
 
 
 def _vectorized(out, target):
-    pipeline = hl.Pipeline(out)
-    outputs = [f.function() for f in pipeline.outputs()]
-    functions = pipeline.functions()
-    images, params = gather_inputs(functions)
-    ctx = LowerContext(outputs, functions, hl.Target(target), images, params)
-    s: st.Stmt = st.Evaluate(ops.const(0))
-    for name, fn in PASSES:
-        s = fn(s, ctx)
+    for name, _, _, after in pass_steps(out, target):
         if name == "vectorize":
-            return s
+            return after
     raise AssertionError("no vectorize pass")
 
 
