@@ -626,6 +626,14 @@ def _host_parts() -> tuple[str, int, str, frozenset[str]]:
     return arch, bits, os_name, features
 
 
+def fuses_multiply_adds(target: Target) -> bool:
+    """Whether float code for `target` may fuse a multiply into an add and round once, as
+    Halide's LLVM code does (docs/semantics.md): x86 with FMA, unless strict_float. SIMD128
+    has no fused instruction, so wasm always rounds twice, as the reference does."""
+    return target.arch == "x86" and target.has_feature("fma") and \
+        not target.has_feature("strict_float")
+
+
 def get_host_target() -> Target:
     """The machine Python runs on, with the CPU features it has."""
     return Target("host")

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import webhal as hl
+from webhal.target import fuses_multiply_adds
 
 TARGETS = [
     "reference",
@@ -118,10 +119,8 @@ def assert_same(got: np.ndarray, want: np.ndarray, *, rtol: float = 0.0, atol: f
 
 
 def fused_multiply_add(target: str) -> bool:
-    """Whether `target`'s float code may fuse a multiply and an add (as Halide's does): x86
-    with FMA, not strict_float. wasm has no fused instruction in SIMD128."""
-    t = hl.Target(target)
-    return t.arch == "x86" and t.has_feature("fma") and not t.has_feature("strict_float")
+    """Whether `target`'s float code may fuse a multiply and an add (as Halide's does)."""
+    return fuses_multiply_adds(hl.Target(target))
 
 
 def fusion_tolerance(want: np.ndarray, rtol: float, atol: float) -> tuple[float, float]:

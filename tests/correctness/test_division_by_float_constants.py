@@ -41,12 +41,16 @@ def _reciprocal_product(a, c):
     return a * (a.dtype.type(1) / a.dtype.type(c))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("c", DIVISORS)
+# For these float64 divisors every product equals its quotient on these values, so the other
+# tests could not tell a division from a multiplication there; they are left out of this check.
+SAME_IN_F64 = (65535.0, 3e38)
+
+
+@pytest.mark.parametrize("dtype, c", [(np.float32, c) for c in DIVISORS] +
+                         [(np.float64, c) for c in DIVISORS if c not in SAME_IN_F64],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
 def test_operands_tell_product_from_quotient(dtype, c):
     a = _values(dtype)
-    if c in (3e38, 65535.0) and dtype == np.float64:
-        pytest.skip("these values' float64 products all equal their quotients")
     assert np.count_nonzero(_reciprocal_product(a, c) != a / a.dtype.type(c)) > 0
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from webhal.errors import HalideError
+from webhal.target import Target, fuses_multiply_adds
 from webhal.testing import harness
 
 GENERATORS = pathlib.Path(__file__).with_name("generators.py")
@@ -28,8 +29,10 @@ def test_an_interleaved_output_gets_its_constrained_channel_count():
     pixels = subject.inputs["input"].astype(np.float32)
     red = np.float32(0.393) * pixels[..., 0] + np.float32(0.769) * pixels[..., 1] + \
         np.float32(0.189) * pixels[..., 2]
-    np.testing.assert_array_equal(outcome.outputs["output"][..., 0],
-                                  np.minimum(red, 255).astype(np.uint8))
+    # The host fuses the multiply-adds (as Halide's does), so a pixel may round to its neighbour.
+    off = int(fuses_multiply_adds(Target("host")))
+    got = outcome.outputs["output"][..., 0].astype(np.int16)
+    assert np.abs(got - np.minimum(red, 255).astype(np.uint8)).max() <= off
 
 
 def test_an_extent_constrained_by_a_scalar_input_uses_its_test_value():
