@@ -183,9 +183,7 @@ async function call(p) {
   const kernel = alone.ms;
   const [d] = alone.dispatches;
   // A bare dispatch: one encoder, pass, dispatch and submit per call, as a page's own code.
-  const bare = [];
-  for (let i = 0; i < calls; i++) {
-    const t0 = now();
+  const submitBare = () => {
     const e = device.createCommandEncoder();
     const pass = e.beginComputePass();
     pass.setPipeline(d.pipeline);
@@ -193,20 +191,17 @@ async function call(p) {
     pass.dispatchWorkgroups(...d.groups);
     pass.end();
     device.queue.submit([e.finish()]);
+  };
+  const bare = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = now();
+    submitBare();
     bare.push(now() - t0);
   }
   await device.queue.onSubmittedWorkDone();
   // The floor of one submission per run: bare dispatches back to back, the queue drained.
   const t1 = now();
-  for (let i = 0; i < calls; i++) {
-    const e = device.createCommandEncoder();
-    const pass = e.beginComputePass();
-    pass.setPipeline(d.pipeline);
-    pass.setBindGroup(0, d.group);
-    pass.dispatchWorkgroups(...d.groups);
-    pass.end();
-    device.queue.submit([e.finish()]);
-  }
+  for (let i = 0; i < calls; i++) submitBare();
   await device.queue.onSubmittedWorkDone();
   const bareThroughput = (now() - t1) / calls;
   // A run costs what the GPU or the CPU spends on it, whichever is more: runs back to back
