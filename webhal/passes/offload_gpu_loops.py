@@ -4,9 +4,9 @@ Halide's buffers do (host/device dirty state, in the runtime): buffers are regis
 come to exist, CPU writes mark the host copy newer, and CPU reads and the pipeline's end copy
 device results back only when the device copy is newer.
 
-On WebGPU a kernel whose buffers can be read and written as whole vectors gets a variant that
-does so (passes/vector_buffers.py), with the kernel ids after all others; the host launches it
-where the run-time alignment test it comes with holds, the scalar kernel elsewhere.
+On WebGPU and Vulkan a kernel whose buffers can be read and written as whole vectors gets a
+variant that does so (passes/vector_buffers.py), with the kernel ids after all others; the host
+launches it where the run-time alignment test it comes with holds, the scalar kernel elsewhere.
 
 Applies only when the target has a GPU feature; otherwise GPU loops run as serial CPU loops.
 """
@@ -485,7 +485,7 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
     variants: list[Kernel] = []  # kernels with vector accesses, launched after `kernels`' ids
     types: dict[str, Type] = {}
     args = {f.name: tuple(f.pure_args) for f in ctx.functions}
-    webgpu = target_device_api(ctx.target) is DeviceAPI.WebGPU
+    vectors = target_device_api(ctx.target) in (DeviceAPI.WebGPU, DeviceAPI.Vulkan)
 
     def offload(n):
         if isinstance(n, st.For) and n.for_type is ForType.GPUBlock:
@@ -495,7 +495,7 @@ def run(s: st.Stmt, ctx: LowerContext) -> st.Stmt:
             grid = [g.extent for g in k.blocks] + [ops.const(1)] * (3 - len(k.blocks))
             launch_args = tuple(_launch_arg(name, t) for name, t in k.scalars)
             launch = st.GPULaunch(len(kernels) - 1, tuple(grid), launch_args)
-            found = vector_variant(k) if webgpu else None
+            found = vector_variant(k) if vectors else None
             if found is None:
                 return launch
             variant, condition = found

@@ -125,7 +125,9 @@ class ModuleBuilder:
         return self._declare(("vector", element, lanes), Op.TypeVector, element, lanes)
 
     def type(self, t: Type) -> int:
-        """The SPIR-V type of a scalar IR type."""
+        """The SPIR-V type of an IR type (a vector of its lanes when it has several)."""
+        if t.lanes > 1:
+            return self.vector(self.type(t.element_of()), t.lanes)
         if t.is_bool():
             return self.bool()
         if t.is_float():

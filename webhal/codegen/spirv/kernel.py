@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from webhal.codegen.spirv.builder import ModuleBuilder, instruction
 from webhal.codegen.spirv.spec import GLSL, Op, Scope, Semantics, StorageClass
 from webhal.codegen.wgsl.legalize.pack_storage import ATOMIC_AND, ATOMIC_OR
+from webhal.codegen.wgsl.legalize.scalarize import MAKE_VECTOR, VECTOR_LANE
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
@@ -136,7 +137,7 @@ class KernelEmitter:
     # -- expressions ---------------------------------------------------------------------------
 
     def expr(self, e: ir.Expr) -> int:
-        if e.type.lanes > 1:
+        if e.type.lanes > 1 and not self.is_vector_access(e):
             raise CompileError(f"internal: a vector reached the SPIR-V backend: {to_string(e)}")
         t = e.type
         match e:
@@ -183,6 +184,19 @@ class KernelEmitter:
             case ir.Call():
                 return self.call(e)
         raise CompileError(f"SPIR-V codegen cannot handle {to_string(e)}")
+
+    def is_vector_access(self, e: ir.Expr) -> bool:
+        """Whether vector e is one a kernel may hold (codegen/wgsl/legalize/scalarize keeps
+        them for buffers accessed as whole vectors): a load of a buffer bound as vectors, a
+        name bound to one, or a vector to store there (MAKE_VECTOR)."""
+        match e:
+            case ir.Load():
+                return self.memory[e.name].type.lanes == e.type.lanes
+            case ir.Variable():
+                return True
+            case ir.Call():
+                return e.name == MAKE_VECTOR
+        return False
 
     def scalar(self, name: str) -> int:
         member, t = self.scalars[name]
@@ -325,7 +339,11 @@ class KernelEmitter:
             address, mem = self.element(e.args[0].value, self.expr(e.args[1]))
             return self.op(_ATOMICS[name], mem.type, address, self.const(U32, Scope.Device),
                            self.const(U32, Semantics.Relaxed), self.expr(e.args[2]))
+        if name == VECTOR_LANE:
+            return self.op(Op.CompositeExtract, t, self.expr(e.args[0]), e.args[1].value)
         args = [self.expr(a) for a in e.args if not isinstance(a, ir.StringImm)]
+        if name == MAKE_VECTOR:
+            return self.op(Op.CompositeConstruct, t, *args)
         if name in _BITWISE:
             ints, bools = _BITWISE[name]
             return self.op(bools if t.is_bool() else ints, t, *args)

@@ -4,7 +4,11 @@ One module per pipeline, one GLCompute entry point per kernel, fed by the same G
 legalization as the WGSL backend (codegen/wgsl/legalize), so the two differ only where the
 languages do. Buffers are storage buffers in descriptor set 0, one binding each for the whole
 module (NonWritable unless some kernel writes it); 8/16-bit elements are packed into 32-bit
-words as in WGSL. Each kernel's scalar arguments are one push-constant block of 4-byte fields.
+words as in WGSL. A kernel variant whose accesses to a buffer are whole vectors
+(passes/vector_buffers.py; the host picks it at run time) reaches that buffer through a
+variable of its own at the same binding, an array of vec2/vec4 (of plain 32-bit words, for
+8/16-bit elements): Vulkan allows variables that alias a binding, and each entry point uses one
+of them. Each kernel's scalar arguments are one push-constant block of 4-byte fields.
 
 The workgroup size of each entry point is a literal LocalSize: webhal's kernels are lowered for
 the gpu_tile sizes of the schedule (thread loop extents, shared array sizes), so a runtime could
@@ -68,13 +72,14 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int], target=None,
     buffers = buffer_entries(kernels, buffer_ids)
     features: set[str] = set()
     memory = _declare_buffers(m, kernels, buffers, target, features)
+    views = _declare_vector_views(m, kernels, buffers)
     builtins = []
     for builtin in (BuiltIn.WorkgroupId, BuiltIn.LocalInvocationId):
         var = m.variable(StorageClass.Input, m.vector(m.int(32, False), 3))
         m.decorate(var, Decoration.BuiltIn, builtin)
         builtins.append(var)
-    manifest_kernels = [_declare_kernel(m, i, k, buffers, memory, builtins, target, features)
-                        for i, k in enumerate(kernels)]
+    manifest_kernels = [_declare_kernel(m, i, k, buffers, memory, views, builtins, target,
+                                        features) for i, k in enumerate(kernels)]
     for feature in features:
         m.capabilities.add(CAPABILITIES[feature])
     if "storage16" in features and spirv < (1, 3):
@@ -119,13 +124,40 @@ def _declare_buffers(m: ModuleBuilder, kernels: list[Kernel], buffers: dict[str,
     return memory
 
 
+def _declare_vector_views(m: ModuleBuilder, kernels: list[Kernel],
+                          buffers: dict[str, dict]) -> dict[tuple[str, int], Memory]:
+    """For each (buffer, width) that some kernel accesses as whole vectors, a storage buffer
+    variable at the buffer's binding whose elements are those vectors (or, for 8/16-bit
+    elements, plain 32-bit words: no word is shared between invocations, so not atomic)."""
+    views: dict[tuple[str, int], Memory] = {}
+    for k in kernels:
+        for name, w in sorted(k.vector_buffers.items()):
+            if (name, w) in views:
+                continue
+            b, t = buffers[name], k.buffers[name][0]
+            element = UInt(32) if is_narrow(t) else t.with_lanes(w)
+            block = m.struct(m.runtime_array(m.type(element), element.bytes() * element.lanes))
+            m.decorate(block, Decoration.Block)
+            m.member_decorate(block, 0, Decoration.Offset, 0)
+            var = m.variable(StorageClass.StorageBuffer, block)
+            m.name(var, f"{name}.v{w}")
+            m.decorate(var, Decoration.DescriptorSet, 0)
+            m.decorate(var, Decoration.Binding, b["binding"])
+            if b["read_only"]:
+                m.decorate(var, Decoration.NonWritable)
+            views[name, w] = Memory(var, StorageClass.StorageBuffer, element)
+    return views
+
+
 def _declare_kernel(m: ModuleBuilder, index: int, original: Kernel, buffers: dict[str, dict],
-                    memory: dict[str, Memory], builtins: list[int], target,
-                    features: set[str]) -> dict:
+                    memory: dict[str, Memory], views: dict[tuple[str, int], Memory],
+                    builtins: list[int], target, features: set[str]) -> dict:
     """Kernel `original` as an entry point of m (legalized first: arrays, push constants,
     the function, its interface and LocalSize); returns its manifest entry."""
-    k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]])
-    kernel_memory = {n: memory[n] for n in k.buffers}
+    k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]],
+                 original.vector_buffers)
+    kernel_memory = {n: views[n, original.vector_buffers[n]] if n in original.vector_buffers
+                     else memory[n] for n in k.buffers}
     for name, (t, size) in sorted(k.shared.items()):
         _check_type(t, target, f"Func {name}", features)
         var = m.variable(StorageClass.Workgroup, m.array(m.type(t), size))
