@@ -1,6 +1,7 @@
 // The webgpu variant's host copies and per-call cost against Dawn's own floors (issue 30):
 // node benchmarks/gpu_io.mjs BUILD_DIR [--sizes 2048,8192] [--table 4096] [--calls 1000]
-//   [--reps 10] [--only io,call,table,bw] [--call-size 2048] [--bw-size 8192] [--bw-runs 50]
+//   [--reps 10] [--only io,call,table,bw,threads] [--call-size 2048] [--bw-size 8192]
+//   [--bw-runs 50] [--threads 5,16]
 // BUILD_DIR holds the packages benchmarks/gpu_io.py builds (brighten_f32, copy_f32, unsharp,
 // bilateral_grid, local_laplacian; webgpu variant). dawn.node is HL_WEBGPU_NODE_BINDINGS (the
 // dawn.node file), else node_modules/webgpu's. Prints one JSON object (and a readable summary on stderr).
@@ -22,6 +23,7 @@ const reps = Number(option('reps', '10'));
 const only = new Set(option('only', 'io,call,table').split(','));
 const bwSize = Number(option('bw-size', '8192'));
 const bwRuns = Number(option('bw-runs', '50'));
+const threadCounts = option('threads', '5').split(',').map(Number);
 
 const require = createRequire(import.meta.url);
 const dawn = process.env.HL_WEBGPU_NODE_BINDINGS || path.join(path.dirname(
@@ -47,7 +49,7 @@ async function timed(fn, n, own = false) {
   return median(times);
 }
 
-const result = { adapter: null, io: [], call: null, table: [], bw: null };
+const result = { adapter: null, io: [], call: null, table: [], bw: null, threads: [] };
 
 // (a) float32 brighten, typed arrays in and out, against Dawn's own round trip for the bytes.
 async function io(create) {
@@ -225,6 +227,27 @@ const DEMOS = [
   ['bilateral_grid', 0, { r_sigma: 0.1 }],
   ['unsharp', 3, { amount: 1.5 }],
 ];
+// (e) the demos' wasm threads variant at tableSize, typed arrays in and out (the issue's
+// 'wasm threads' column, 4 workers: threads 5 with the caller), for each of threadCounts: the
+// median of r runs after one.
+async function threadsTable() {
+  const n = tableSize;
+  for (const threadCount of threadCounts) for (const [name, channels, scalars] of DEMOS) {
+    let create;
+    try { create = await load(name); } catch (e) { log(`${name}: not built (${e.message})`); continue; }
+    const p = await create({ variant: 'threads', threads: threadCount });
+    if (p.variant !== 'threads') throw new Error(`${name}: ${p.variant} ran (${p.reason})`);
+    const shape = channels ? [n, n, channels] : [n, n];
+    const count = shape.reduce((a, b) => a * b);
+    const data = new Uint8Array(count).map((_, i) => (i * 7919) % 251);
+    const ms = await timed(() => p.run({ input: { data, shape }, ...scalars }, { shape }),
+      Math.max(5, reps));
+    result.threads.push({ demo: name, shape, threads: p.threads, typedMs: ms });
+    log(`${name} ${shape.join('x')}: wasm threads (${p.threads} threads) ${ms.toFixed(2)} ms`);
+    await p.dispose();
+  }
+}
+
 async function table() {
   const n = tableSize;
   for (const [name, channels, scalars] of DEMOS) {
@@ -439,5 +462,6 @@ if (only.has('io') || only.has('call')) {
   await p.dispose();
 }
 if (only.has('table')) await table();
+if (only.has('threads')) await threadsTable();
 console.log(JSON.stringify(result));
 process.exit(0);

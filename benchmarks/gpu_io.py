@@ -1,7 +1,7 @@
 """The webgpu variant's host copies and per-call cost against Dawn's floors (issue 30, items
 3 and 4): `python -m benchmarks.gpu_io [--build-only] [--out DIR] [--packages NAME,...]
 [--sizes 2048,8192] [--table 4096] [--calls 1000] [--call-size 2048] [--reps 10]
-[--only io,call,table]`.
+[--only io,call,table,threads] [--threads 5,16]`.
 
 Builds (webgpu variant only, into benchmarks/build/gpu_io/ or --out) a float32 brighten, a
 float32 copy and the demos' local Laplacian, bilateral grid and unsharp mask (or only those
@@ -21,7 +21,10 @@ Node on dawn.node (here on SwiftShader), which measures in one run:
     a hand-written WGSL copy (array<vec4<f32>>) dispatched `bw-runs` times in one submission,
     against the packages' copy_f32 and brighten_f32 through p.run on GPUBuffers of that device
     (`bw-runs` runs back to back, the queue drained; the median awaited run; their dispatches
-    replayed alone), in GB/s of bytes read + written.
+    replayed alone), in GB/s of bytes read + written;
+(e) only with `--only threads`: the demos' wasm threads variant (SIMD + threads, built too) at
+    `table`^2 on each of `--threads` thread counts (workers and the caller: 5 is the issue's 4
+    workers), typed arrays in and out, the issue's 'wasm threads' column.
 Writes benchmarks/results/gpu_io.json.
 
 On the GPU machine (no webhal there): build here with --build-only, carry benchmarks/build
@@ -42,6 +45,7 @@ from webhal import build
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BUILD = ROOT / "benchmarks" / "build" / "gpu_io"
 TARGET = "wasm-32-wasmrt-wasm_simd128-webgpu"
+THREADS = "wasm-32-wasmrt-wasm_simd128-wasm_threads"
 DEMOS = ("unsharp", "bilateral_grid", "local_laplacian")
 
 x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
@@ -89,7 +93,7 @@ def build_packages(out: pathlib.Path = BUILD, names: tuple[str, ...] | None = No
     for name in DEMOS:
         if names is None or name in names:
             build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(out / name),
-                        [TARGET], quiet=True)
+                        [TARGET, THREADS], quiet=True)
 
 
 def main() -> int:
@@ -105,7 +109,9 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--call-size", type=int, default=2048)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--only", default="io,call,table", help="any of io,call,table,bw")
+    parser.add_argument("--only", default="io,call,table",
+                        help="any of io,call,table,bw,threads")
+    parser.add_argument("--threads", default="5", help="thread counts for --only threads")
     parser.add_argument("--bw-size", type=int, default=8192)
     parser.add_argument("--bw-runs", type=int, default=50)
     args = parser.parse_args()
@@ -120,6 +126,7 @@ def main() -> int:
                    [str(args.out.resolve()), "--sizes", args.sizes, "--table", str(args.table),
                     "--calls", str(args.calls), "--call-size", str(args.call_size),
                     "--reps", str(args.reps), "--only", args.only,
+                    "--threads", args.threads,
                     "--bw-size", str(args.bw_size), "--bw-runs", str(args.bw_runs)],
                    dawn=True, env={"XDG_RUNTIME_DIR": private_runtime_dir()}, timeout_s=3600,
                    what="benchmarks/gpu_io.mjs")
