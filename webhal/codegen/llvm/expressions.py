@@ -15,7 +15,7 @@ from webhal.errors import CompileError
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.printer import to_string
-from webhal.ir.types import Type, TypeCode
+from webhal.ir.types import Int, Type, TypeCode
 from webhal.reference.numeric import float_reciprocal
 
 _LIBM = {"exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
@@ -80,6 +80,9 @@ class ExprCodegen:
     # x * 0.333333f), as Halide's simplifier rewrites it, and as the reference evaluates it;
     # build_module clears it for strict_float targets, which divide.
     reciprocal_divisions = False
+    # The width buffer indices are computed in (index): 64 on targets with 64-bit pointers
+    # (build_module sets it), else 32.
+    index_bits = 32
 
     def __init__(self):
         self.symbols: dict[str, ll.Value] = {}
@@ -241,10 +244,32 @@ class ExprCodegen:
         return self.builder.bitcast(self.expr(e.value), llvm_type(e.type))
 
     def index(self, e: ir.Expr) -> ll.Value:
-        """A buffer index: its 32/64-bit signed arithmetic is nsw like all of it (_flags), which
-        lets LLVM widen the loop counters in it to pointer width instead of sign-extending
-        every address."""
+        """A buffer index. A scalar int32 index on a 64-bit target is computed in 64 bits
+        (wide_index), as Halide's code generator does; others as they are."""
+        if self.index_bits == 64 and e.type == Int(32):
+            return self.wide_index(e)
         return self.expr(e)
+
+    def wide_index(self, e: ir.Expr) -> ll.Value:
+        """An int32 index expression evaluated in int64: its sums, differences, products, mins
+        and maxes are taken in 64 bits, and only their other operands (variables, loads, lets)
+        are sign-extended. Since int32 arithmetic never overflows (nsw, _flags), the value is
+        the same. LLVM's reassociation drops the nsw of the int32 operations it reorders, and
+        an index computed in 32 bits then needs a sign extension at every load and store of an
+        unrolled loop (x86: lea + movslq per access, and registers spilled around them); in 64
+        bits the loop counter's extension is hoisted and addresses step by constants."""
+        b = self.builder
+        if isinstance(e, ir.IntImm):
+            return ll.Constant(I64, e.value)
+        if isinstance(e, (ir.Add, ir.Sub, ir.Mul)):
+            a, c = self.wide_index(e.a), self.wide_index(e.b)
+            op = {ir.Add: b.add, ir.Sub: b.sub, ir.Mul: b.mul}[type(e)]
+            return op(a, c, flags=("nsw",))
+        if isinstance(e, (ir.Min, ir.Max)):
+            a, c = self.wide_index(e.a), self.wide_index(e.b)
+            name = "llvm.smin" if isinstance(e, ir.Min) else "llvm.smax"
+            return b.call(self.intrinsic(name, I64, [I64, I64]), [a, c])
+        return b.sext(self.expr(e), I64)
 
     def _flags(self, t: Type) -> tuple[str, ...]:
         """Signed 32/64-bit +, - and * never overflow (Halide leaves that undefined and marks

@@ -63,6 +63,7 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
     module.data_layout = str(tm.target_data)
     size_t = I32 if target.bits == 32 else I64
     cg = StmtCodegen(module, size_t)
+    cg.index_bits = size_t.width
     cg.wasm_simd128 = target.is_wasm and target.has_feature("wasm_simd128")
     cg.vector_registers = cg.wasm_simd128 or not target.is_wasm
     cg.contract_floats = not target.has_feature("strict_float")
