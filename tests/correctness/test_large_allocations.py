@@ -74,14 +74,14 @@ def test_last_uses_found_in_one_walk(monkeypatch, tmp_path):
     from webhal.codegen.llvm import statements
     visits: dict[int, int] = {}
     keep = []
-    parts = statements._parts
+    parts = statements.strings_and_children
 
     def counted(n):
         if isinstance(n, statements.st.Stmt):
             visits[id(n)] = visits.get(id(n), 0) + 1
             keep.append(n)  # no id reused while counting
         return parts(n)
-    monkeypatch.setattr(statements, "_parts", counted)
+    monkeypatch.setattr(statements, "strings_and_children", counted)
     fs = [hl.Func(f"f{i}") for i in range(8)]
     fs[0][x, y] = hl.f32(x + y)
     for i in range(1, 8):

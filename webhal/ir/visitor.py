@@ -51,6 +51,42 @@ def children(node) -> list:
     return out
 
 
+# type -> (its fields annotated str; those that may hold nodes: _plan's)
+_STRING_PLANS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def strings_and_children(node) -> tuple[list[str], list]:
+    """node's strings (its str fields, and a string held directly by another field or in a
+    tuple field, as a GPU launch's buffer names) and children(node): what a search for the
+    names a subtree mentions looks at, in one pass over the fields."""
+    cls = type(node)
+    plan = _STRING_PLANS.get(cls)
+    if plan is None:
+        plan = _STRING_PLANS[cls] = (
+            tuple(f.name for f in dataclasses.fields(cls) if str(f.type) == "str"),
+            (_PLANS.get(cls) or _plan(cls))[1])
+    strings, out = [], []
+    for name in plan[0]:
+        value = getattr(node, name)
+        if isinstance(value, str):
+            strings.append(value)
+    for name in plan[1]:
+        value = getattr(node, name)
+        if isinstance(value, _NODE_TYPES):
+            out.append(value)
+        elif isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, tuple):
+            for v in value:
+                if isinstance(v, _NODE_TYPES):
+                    out.append(v)
+                elif isinstance(v, str):
+                    strings.append(v)
+                elif isinstance(v, tuple):  # Realize bounds: ((min, extent), ...)
+                    out.extend(w for w in v if isinstance(w, _NODE_TYPES))
+    return strings, out
+
+
 def per_node(maxsize: int = 4096):
     """Cache a function of one IR node by the node's identity. Nodes are immutable, so a node
     always gives the same answer; the cache keeps the node alive, so its id cannot be reused

@@ -4,7 +4,6 @@ that return the runtime's error code, and stores."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, replace
 
 from llvmlite import ir as ll
@@ -18,7 +17,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType
-from webhal.ir.visitor import children
+from webhal.ir.visitor import children, strings_and_children
 
 STACK_LIMIT = 16 * 1024  # bytes: allocations up to this live on the stack
 
@@ -75,17 +74,15 @@ def _mentions(s: st.Stmt, name: str) -> bool:
 
 _EVERY = "\0every buffer"  # among a statement's names when it holds a GPU launch
 _MENTIONED: dict[int, tuple[st.Stmt, frozenset]] = {}  # statement id -> (it, _mentioned)
-_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # type -> _fields_plan
-_SCALAR_FIELDS = frozenset({"int", "float", "bool", "Type", "ForType", "DeviceAPI", "CallType",
-                            "tuple[int, int] | None"})
 
 
 def _mentioned(root: st.Stmt) -> frozenset:
-    """The names in root's fields and in its expressions' (a string in a tuple field too),
-    each with its dotted prefixes ("f.buffer" gives "f" and "f.buffer"), memoized per
-    statement: a statement's set is its own names and its sub-statements' sets, so finding the
-    last use of every heap allocation (each a question about the blocks on the path to it)
-    walks the tree once in all rather than once per allocation."""
+    """The names in root's fields and in its expressions' (a string in a tuple field too:
+    visitor.strings_and_children), each with its dotted prefixes ("f.buffer" gives "f" and
+    "f.buffer"), memoized per statement: a statement's set is its own names and its
+    sub-statements' sets, so finding the last use of every heap allocation (each a question
+    about the blocks on the path to it) walks the tree once in all rather than once per
+    allocation."""
     hit = _MENTIONED.get(id(root))
     if hit is not None and hit[0] is root:
         return hit[1]
@@ -105,7 +102,7 @@ def _mentioned(root: st.Stmt) -> frozenset:
                 if id(e) in seen:
                     continue
                 seen.add(id(e))
-                more_strings, more_exprs, _ = _parts(e)
+                more_strings, more_exprs = strings_and_children(e)
                 for v in more_strings:
                     names.update(_prefixes(v))
                 exprs.extend(more_exprs)
@@ -117,8 +114,9 @@ def _mentioned(root: st.Stmt) -> frozenset:
         hit = _MENTIONED.get(id(n))
         if hit is not None and hit[0] is n:
             continue
-        strings, exprs, stmts = _parts(n)
-        stack.append((n, strings, exprs, stmts))
+        strings, below = strings_and_children(n)
+        stmts = [c for c in below if isinstance(c, st.Stmt)]
+        stack.append((n, strings, [c for c in below if not isinstance(c, st.Stmt)], stmts))
         stack.extend(stmts)
     return _MENTIONED[id(root)][1]
 
@@ -136,53 +134,6 @@ def _prefixes(v: str) -> tuple[str, ...]:
             i = v.find(".", i + 1)
         found = _PREFIXES[v] = tuple(parts)
     return found
-
-
-def _parts(n) -> tuple[list[str], list[ir.Expr], list[st.Stmt]]:
-    """n's strings (in its fields, or directly in a tuple field), expressions and statements
-    (in its fields, or in tuples at any depth)."""
-    plan = _FIELDS.get(type(n)) or _fields_plan(type(n))
-    strings, exprs, stmts = [], [], []
-    for field in plan[0]:
-        v = getattr(n, field)
-        if isinstance(v, str):
-            strings.append(v)
-    for field in plan[1]:
-        values = getattr(n, field)
-        if isinstance(values, ir.Expr):
-            exprs.append(values)
-        elif isinstance(values, st.Stmt):
-            stmts.append(values)
-        elif isinstance(values, str):
-            strings.append(values)
-        elif isinstance(values, tuple):
-            for v in values:
-                if isinstance(v, str):
-                    strings.append(v)
-                else:
-                    _nodes(v, exprs, stmts)
-    return strings, exprs, stmts
-
-
-def _fields_plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(cls's fields that hold a string, those that may hold nodes or strings in tuples);
-    fields of other scalar types (int, Type, ForType...) hold neither."""
-    fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
-    plan = _FIELDS[cls] = (
-        tuple(f.name for f in fields if str(f.type) == "str"),
-        tuple(f.name for f in fields if str(f.type) != "str" and
-              str(f.type) not in _SCALAR_FIELDS))
-    return plan
-
-
-def _nodes(v, exprs: list, stmts: list) -> None:
-    if isinstance(v, tuple):
-        for x in v:
-            _nodes(x, exprs, stmts)
-    elif isinstance(v, st.Stmt):
-        stmts.append(v)
-    elif isinstance(v, ir.Expr):
-        exprs.append(v)
 
 
 def _names_used(s: st.Stmt) -> set[str]:
