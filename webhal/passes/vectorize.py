@@ -248,8 +248,9 @@ def _even_and_odd(loop: st.For, lanes: int) -> st.Stmt | None:
     x % 2 uniform, so a demosaic's select(x % 2 == 0, a[x / 2], b[x / 2]) reads whole vectors
     instead of gathering lane by lane. Each store, for the even then the odd lanes, writes
     stride 2 from bases b and b + 1, which codegen merges into one dense store. Statement by
-    statement the order is the vector loop's; only bodies of stores whose values read no
-    stored buffer (so lanes of one store do not see each other) are split; None otherwise."""
+    statement the order is the vector loop's; only bodies of stores (under lets the two halves
+    share) whose values read no stored buffer (so lanes of one store do not see each other)
+    are split; None otherwise."""
     halves = []
     for offset in (0, 1):
         try:
@@ -257,11 +258,17 @@ def _even_and_odd(loop: st.For, lanes: int) -> st.Stmt | None:
                                lanes // 2, 2).stmt(loop.body)
         except _Scalar:
             return None
+        lets = []
+        while isinstance(body, st.LetStmt):  # uniform lets (a row's y) around the stores
+            lets.append((body.name, body.value))
+            body = body.body
         stores = _stores(body)
         if stores is None:
             return None
-        halves.append(stores)
-    even, odd = halves
+        halves.append((lets, stores))
+    (lets, even), (odd_lets, odd) = halves
+    if lets != odd_lets:  # a let of the lanes differs between the halves
+        return None
     stored = {s.name for s in even}
     pairs = []
     for e, o in zip(even, odd, strict=True):
@@ -275,4 +282,7 @@ def _even_and_odd(loop: st.For, lanes: int) -> st.Stmt | None:
         base = ops.add(e.index.base, ops.const(1, e.index.base.type))
         o = st.Store(o.name, o.value, ir.Ramp(base, o.index.stride, o.index.lanes))
         pairs += [e, o]
-    return st.block(*pairs)
+    out = st.block(*pairs)
+    for name, value in reversed(lets):
+        out = st.LetStmt(name, value, out)
+    return out

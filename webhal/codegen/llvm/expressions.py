@@ -597,6 +597,9 @@ class ExprCodegen:
             p = self.element_pointer(e.name, self.index(e.index.base), elem)
             v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes,
                                         lambda load: self.tbaa(load, e.name))
+        elif e.predicate is None and (phased := interleave.phased_index(e.index)) and \
+                (v := self.phased_load(e, phased)) is not None:
+            pass
         else:
             def gather():
                 idx = self.index(e.index)
@@ -614,6 +617,20 @@ class ExprCodegen:
                 clamped = clamped_loads.match(e.index)
             v = clamped_loads.emit(self, e, clamped, gather) if clamped else gather()
         return self.builder.trunc(v, llvm_type(t)) if t.is_bool() else v
+
+    def phased_load(self, e, phased: interleave.PhasedIndex) -> ll.Value | None:
+        """A load at x / d and x % d of a dense ramp x (interleave.phased_load), or None."""
+        elem = memory_type(e.type.element_of())
+        d = ops.const(phased.divisor)
+        start = self.index(ops.add(ops.mul(ops.div(phased.ramp_base, d), ops.const(phased.coef)),
+                                   phased.uniform))
+        phase = self.expr(ops.mod(phased.ramp_base, d))
+
+        def pointer(offset: ll.Value) -> ll.Value:
+            return self.element_pointer(e.name, self.builder.add(start, offset, flags=("nsw",)),
+                                        elem)
+        return interleave.phased_load(self.builder, pointer, phase, elem, phased.patterns,
+                                      e.type.bytes, lambda load: self.tbaa(load, e.name))
 
     # -- calls ---------------------------------------------------------------------------------
 

@@ -5,9 +5,15 @@ keeps every k-th element: the span lies between two elements the load reads, so 
 of the same buffer. k stores of stride k to consecutive bases (an unrolled channel loop writing
 interleaved RGB) are one dense store of their values interleaved. Elsewhere a strided vector is
 read and written a lane at a time, which made interleaved images 20-40x slower than planar ones.
+
+A load at x / d and x % d of a dense ramp x (an upsample: `f[x / 2]`, `f[x / 2 - 1 + 2 * (x % 2)]`)
+reads a short run of elements that depends only on x's phase modulo d: two dense loads inside
+that run and a shuffle per phase, chosen by a select, instead of a gather.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
@@ -44,6 +50,123 @@ def strided_load(b: ll.IRBuilder, base_ptr: ll.Value, elem: ll.Type, lanes: int,
     second = tag(b.load(second_ptr, typ=vt, align=align))
     picks = (j if j < width else width + j - second_at for j in range(0, span, stride))
     return b.shuffle_vector(first, second, _mask(picks))
+
+
+MAX_PHASES = 4  # x / d and x % d for d up to this
+
+
+@dataclass(frozen=True)
+class PhasedIndex:
+    """index == ramp of lanes i: coef * (b / d) + uniform + patterns[b % d][i], where b is the
+    base of a dense ramp (floor division and modulus, as Halide's)."""
+
+    ramp_base: ir.Expr
+    divisor: int
+    coef: int
+    uniform: ir.Expr
+    patterns: tuple[tuple[int, ...], ...]
+
+
+def phased_index(index: ir.Expr) -> PhasedIndex | None:
+    """index as a PhasedIndex when it is a sum of uniform terms and constant multiples of x,
+    x / d and x % d for dense ramps x (one of them plus constants) and one
+    2 <= d <= MAX_PHASES, each phase's lanes
+    reading a contiguous run of elements; None otherwise."""
+    lanes = index.type.lanes
+    found: dict[str, object] = {}
+    terms: list[tuple[int, str, int]] = []  # (coefficient, "ramp" | "div" | "mod", offset)
+    uniform: list[tuple[int, ir.Expr]] = []
+
+    def ramp_of(e: ir.Expr) -> int | None:
+        """k when e is the first dense ramp found plus k."""
+        if not (isinstance(e, ir.Ramp) and ops.is_const(e.stride, 1)):
+            return None
+        k = ops.as_const(ops.sub(e.base, found.setdefault("ramp", e).base))
+        return k if isinstance(k, int) else None
+
+    def divisor_of(e: ir.Expr) -> bool:
+        d = ops.as_const(e.value) if isinstance(e, ir.Broadcast) else None
+        if not isinstance(d, int) or not 2 <= d <= MAX_PHASES:
+            return False
+        return found.setdefault("d", d) == d
+
+    def visit(e: ir.Expr, c: int) -> bool:
+        if isinstance(e, ir.Add):
+            return visit(e.a, c) and visit(e.b, c)
+        if isinstance(e, ir.Sub):
+            return visit(e.a, c) and visit(e.b, -c)
+        if isinstance(e, ir.Broadcast):
+            uniform.append((c, e.value))
+            return True
+        if isinstance(e, ir.Mul):
+            for x, k in ((e.a, e.b), (e.b, e.a)):
+                kc = ops.as_const(k.value) if isinstance(k, ir.Broadcast) else None
+                if isinstance(kc, int):
+                    return visit(x, c * kc)
+            return False
+        if (k := ramp_of(e)) is not None:
+            terms.append((c, "ramp", k))
+            return True
+        if isinstance(e, (ir.Div, ir.Mod)) and (k := ramp_of(e.a)) is not None and \
+                divisor_of(e.b):
+            terms.append((c, "div" if isinstance(e, ir.Div) else "mod", k))
+            return True
+        return False
+
+    if not index.type.is_int() or index.type.bits != 32 or not visit(index, 1) \
+            or "d" not in found:
+        return None
+    d = found["d"]
+    coef = sum(c * (d if kind == "ramp" else 1) for c, kind, _ in terms if kind != "mod")
+    patterns = []
+    for p in range(d):
+        def lane(i: int, p: int = p) -> int:
+            return sum(c * (v if kind == "ramp" else v // d if kind == "div" else v % d)
+                       for c, kind, v in ((c, kind, p + i + k) for c, kind, k in terms))
+        pattern = tuple(lane(i) for i in range(lanes))
+        if set(pattern) != set(range(min(pattern), max(pattern) + 1)):
+            return None
+        patterns.append(pattern)
+    total: ir.Expr = ops.const(0)
+    for c, v in uniform:
+        total = ops.add(total, ops.mul(v, ops.const(c)) if c != 1 else v)
+    return PhasedIndex(found["ramp"].base, d, coef, total, tuple(patterns))
+
+
+def phased_load(b: ll.IRBuilder, pointer, phase: ll.Value, elem: ll.Type,
+                patterns: tuple[tuple[int, ...], ...], align: int, tag) -> ll.Value | None:
+    """The lanes of a PhasedIndex load: pointer(offset) is the element at base + offset,
+    phase b % d (i32). Per phase, two dense loads of one power-of-two width inside the run
+    that phase reads (so never outside what the gather would read), at offsets chosen by
+    phase, and a shuffle; the phases' shuffles are selected by phase. None when the runs are
+    too short for a vector or too long for two loads."""
+    runs = [(min(q), max(q) - min(q) + 1) for q in patterns]
+    shortest = min(n for _, n in runs)
+    width = 1 << (shortest.bit_length() - 1)  # a power of two <= every run
+    if width < 2 or any(n > 2 * width for _, n in runs):
+        return None
+    i32 = ll.IntType(32)
+    firsts = [lo for lo, _ in runs]
+    seconds = [lo + n - width for lo, n in runs]
+
+    def pick(values: list[int]) -> ll.Value:
+        v = ll.Constant(i32, values[0])
+        for p in range(1, len(values)):
+            if values[p] != values[0]:
+                v = b.select(b.icmp_signed("==", phase, ll.Constant(i32, p)),
+                             ll.Constant(i32, values[p]), v)
+        return v
+
+    vt = ll.VectorType(elem, width)
+    first = tag(b.load(pointer(pick(firsts)), typ=vt, align=align))
+    second = tag(b.load(pointer(pick(seconds)), typ=vt, align=align))
+    result = None
+    for p, q in enumerate(patterns):
+        shuffled = b.shuffle_vector(first, second, _mask(
+            v - firsts[p] if v < firsts[p] + width else width + v - seconds[p] for v in q))
+        result = shuffled if result is None else b.select(
+            b.icmp_signed("==", phase, ll.Constant(i32, p)), shuffled, result)
+    return result
 
 
 def peel_lets(s: st.Stmt) -> tuple[list[st.LetStmt], st.Stmt]:
