@@ -112,7 +112,8 @@ GPU_BUILD = Path(__file__).resolve().parent / "build" / "autoschedule_gpu"
 
 _GPU_RUNNER = """
 // benchmarks/autoschedule.py --webgpu: each demo's webgpu variant, hand-scheduled (hand/) and
-// autoscheduled (auto/), on GPUBuffers in and out at SIZE^2, in interleaved rounds.
+// autoscheduled (auto/; and before/ where built: another autoschedule, e.g. of an earlier
+// commit), on GPUBuffers in and out at SIZE^2, in interleaved rounds.
 // node run.mjs BUILD_DIR SIZE ROUNDS; dawn.node is HL_WEBGPU_NODE_BINDINGS or node_modules/webgpu.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -132,11 +133,14 @@ async function measure(name, channels, scalars, margin) {
   const count = shape.reduce((a, b) => a * b);
   const data = new Uint8Array(count).map((_, i) => (i * 7919 + (i >> 9) * 13) % 251);
   const sides = {};
-  for (const kind of ['hand', 'auto']) {
+  for (const kind of ['hand', 'auto', 'before']) {
     let create;
     try {
       ({ create } = await import(pathToFileURL(path.join(build, name, kind, 'index.js'))));
-    } catch (e) { console.error(`${name} ${kind}: not built`); continue; }
+    } catch (e) {
+      if (kind !== 'before') console.error(`${name} ${kind}: not built`);
+      continue;
+    }
     const p = await create({ gpu, variant: 'webgpu' });
     const info = p.adapterInfo;
     out.adapter = info
@@ -160,16 +164,18 @@ async function measure(name, channels, scalars, margin) {
   for (let i = 0; i < sides.hand.typed.length; i++) {
     diff = Math.max(diff, Math.abs(sides.hand.typed[i] - sides.auto.typed[i]));
   }
-  for (const s of Object.values(sides)) {  // warm-up, and calls enough for 50 ms a round
+  const roundMs = Number(process.env.ROUND_MS || 50);
+  for (const s of Object.values(sides)) {  // warm-up, and calls enough for ROUND_MS a round
     for (let i = 0; i < 3; i++) await s.p.run(...s.args);
     await s.device.queue.onSubmittedWorkDone();
     const t = now();
     for (let i = 0; i < 3; i++) await s.p.run(...s.args);
     await s.device.queue.onSubmittedWorkDone();
-    s.k = Math.max(5, Math.ceil(50 / ((now() - t) / 3)));
+    s.k = Math.max(5, Math.ceil(roundMs / ((now() - t) / 3)));
   }
-  for (let r = 0; r < rounds; r++) {  // hand then auto, auto then hand: a drift falls on both
-    for (const s of (r % 2 ? [sides.auto, sides.hand] : [sides.hand, sides.auto])) {
+  const order = [sides.hand, sides.auto, ...(sides.before ? [sides.before] : [])];
+  for (let r = 0; r < rounds; r++) {  // in turn, then reversed: a drift falls on every side
+    for (const s of (r % 2 ? [...order].reverse() : order)) {
       const k = s.k;
       const t = now();
       for (let i = 0; i < k; i++) await s.p.run(...s.args);
@@ -179,6 +185,15 @@ async function measure(name, channels, scalars, margin) {
   }
   const row = { demo: name, shape, maxDiff: diff, handMs: sides.hand.times,
     autoMs: sides.auto.times, ratios: sides.auto.times.map((a, i) => a / sides.hand.times[i]) };
+  if (sides.before) {
+    row.beforeMs = sides.before.times;
+    row.beforeRatios = sides.before.times.map((a, i) => a / sides.hand.times[i]);
+    row.afterBefore = sides.auto.times.map((a, i) => a / sides.before.times[i]);
+    for (let i = 0; i < sides.hand.typed.length; i++) {
+      diff = Math.max(diff, Math.abs(sides.hand.typed[i] - sides.before.typed[i]));
+    }
+    row.maxDiff = diff;
+  }
   out.demos.push(row);
   console.error(`${name}: hand ${median(row.handMs).toFixed(3)} ms, auto `
     + `${median(row.autoMs).toFixed(3)} ms, auto/hand ${median(row.ratios).toFixed(2)} `
@@ -225,9 +240,10 @@ def build_gpu(demos: list[str], size: int) -> dict[str, dict]:
     return seconds
 
 
-def run_gpu(demos: list[str], size: int, rounds: int, icd: str | None) -> dict:
-    """run.mjs in Node on dawn.node (with Vulkan ICD `icd`, e.g. SwiftShader's or lavapipe's);
-    the JSON it prints."""
+def run_gpu(demos: list[str], size: int, rounds: int, icd: str | None,
+            round_ms: float = 50.0) -> dict:
+    """run.mjs in Node on dawn.node (with Vulkan ICD `icd`, e.g. SwiftShader's or lavapipe's),
+    rounds of about `round_ms`; the JSON it prints."""
     import json
     import os
 
@@ -235,6 +251,7 @@ def run_gpu(demos: list[str], size: int, rounds: int, icd: str | None) -> dict:
     env = dict(os.environ)
     if icd:
         env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = icd
+    env["ROUND_MS"] = str(round_ms)
     from webhal import demo_page
     about = {}
     for name in demos:
@@ -313,7 +330,8 @@ def webgpu_main(args) -> int:
             result = {"adapter": "lavapipe through wgpu-py, arrays in and out",
                       "demos": run_wgpu(demos, args.size, args.rounds)}
         else:
-            result = run_gpu(demos, args.size, args.rounds, find_swiftshader_icd().path)
+            result = run_gpu(demos, args.size, args.rounds, find_swiftshader_icd().path,
+                             args.round_ms)
         for r in result["demos"]:
             if "error" in r:
                 print(f"  {r['demo']:24} failed: {r['error'][:150]}")
@@ -326,6 +344,12 @@ def webgpu_main(args) -> int:
                   f"{statistics.median(r['autoMs']):8.3f} ms  auto/hand "
                   f"{statistics.median(r['ratios']):.2f} ({min(r['ratios']):.2f}-"
                   f"{max(r['ratios']):.2f})  max diff {r['maxDiff']}")
+            if "beforeMs" in r:
+                print(f"  {'':24} before {statistics.median(r['beforeMs']):8.3f} ms  "
+                      f"before/hand {statistics.median(r['beforeRatios']):.2f} "
+                      f"({min(r['beforeRatios']):.2f}-{max(r['beforeRatios']):.2f})  "
+                      f"auto/before {statistics.median(r['afterBefore']):.2f} "
+                      f"({min(r['afterBefore']):.2f}-{max(r['afterBefore']):.2f})")
         print(f"  geometric mean auto/hand {geo:.2f}, worst {max(ratios):.2f}")
         auto_ms[label] = {r["demo"]: statistics.median(r["autoMs"]) for r in result["demos"]}
     if args.li2018:
@@ -353,19 +377,27 @@ def li2018_main(demos: list[str], args, auto_ms: dict) -> None:
         except Exception as e:  # noqa: BLE001 - a demo Halide cannot build is reported
             print(f"  {name:24} Halide could not build it: {str(e).splitlines()[-1][:120]}")
             continue
-        # Interleaved: a round of Li2018, then a round of webhal's (hand and auto), so that a
-        # swing of the machine's load falls on both sides of each round's ratio.
+        # Interleaved: each round runs Li2018's harness and webhal's runner (hand and auto),
+        # one after the other, then the other way round the next round, so that a swing of
+        # the machine's load falls on both sides; each side's figure for a round is the
+        # median of its `--inner` sub-rounds of about `--round-ms` each. Quoted: the median
+        # of the per-round ratios, with their range.
         icd = find_swiftshader_icd().path
         li_ms, webhal_ms, got = [], [], {}
-        for _ in range(args.rounds):
-            got = halide_webgpu.run(bench, 1, icd)
+        for r in range(args.rounds):
+            sides = ["li", "webhal"] if r % 2 == 0 or name not in auto_ms else ["webhal", "li"]
+            for side in sides:
+                if side == "li":
+                    got = halide_webgpu.run(bench, args.inner, icd, args.round_ms)
+                    if got.get("ok"):
+                        li_ms.append(statistics.median(got["ms"]))
+                elif name in auto_ms:
+                    rows = [x for x in run_gpu([name], args.size, args.inner, icd,
+                                               args.round_ms)["demos"] if "autoMs" in x]
+                    webhal_ms.append(statistics.median(rows[0]["autoMs"]) if rows
+                                     else float("nan"))
             if not got.get("ok"):
                 break
-            li_ms.append(statistics.median(got["ms"]))
-            if name in auto_ms:
-                rows = [r for r in run_gpu([name], args.size, 1, icd)["demos"]
-                        if "autoMs" in r]
-                webhal_ms.append(rows[0]["autoMs"][0] if rows else float("nan"))
         if not got.get("ok"):
             print(f"  {name:24} failed: {str(got.get('error'))[-150:]}")
             continue
@@ -522,6 +554,11 @@ def main(argv: list[str] | None = None) -> int:
     webgpu.add_argument("--li2018", action="store_true",
                         help="also Halide's Li2018 autoschedule compiled by Halide for wasm "
                              "WebGPU, on SwiftShader (benchmarks/halide_webgpu.py)")
+    webgpu.add_argument("--inner", type=int, default=1,
+                        help="--li2018: sub-rounds per round and side, their median the "
+                             "round's figure (default 1)")
+    webgpu.add_argument("--round-ms", type=float, default=50.0,
+                        help="--webgpu: milliseconds of calls per (sub-)round (default 50)")
     webgpu.add_argument("--build-only", action="store_true",
                         help="build only, to carry elsewhere (--webgpu: "
                              "benchmarks/build/autoschedule_gpu; wasm: the harnesses, and the "

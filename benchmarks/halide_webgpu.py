@@ -79,6 +79,7 @@ HARNESS = r"""
 #include "spec.h"
 int main(int argc, char **argv) {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
+    double round_ms = argc > 2 ? atof(argv[2]) : 50.0;
     halide_buffer_t b[NBUF];
     halide_dimension_t dims[NBUF][3];
     memset(b, 0, sizeof b);
@@ -106,12 +107,12 @@ int main(int argc, char **argv) {
     size_t count = 1;
     for (int d = 0; d < out->dimensions; d++) count *= out->dim[d].extent;
     for (size_t i = 0; i < count; i++) sum += out->type.bits == 8 ? out->host[i] : 0;
-    double t = emscripten_get_now();  // calls for ~50 ms a round
+    double t = emscripten_get_now();  // calls for ~round_ms a round
     err |= CALL(b);
     err |= halide_copy_to_host(NULL, out);  // waits for the GPU (a read back of the output)
     double once = emscripten_get_now() - t;
-    int k = (int)(50.0 / (once + 1e-3)) + 1;
-    if (k > 200) k = 200;
+    int k = (int)(round_ms / (once + 1e-3)) + 1;
+    if (k > 1000) k = 1000;
     if (once > 1000 && rounds > 2) rounds = 2;  // seconds a call: two rounds will do
     printf("{\"ok\": true, \"sum\": %.17g, \"calls\": %d, \"ms\": [", sum, k);
     for (int r = 0; r < rounds; r++) {
@@ -228,15 +229,17 @@ def build(name: str, size: int, channels: int, scalars: dict, margin: int) -> Pa
     return out_dir / "bench.js"
 
 
-def run(bench: Path, rounds: int, icd: str | None) -> dict:
-    """The harness's JSON: ms per call each round (device-resident buffers after the first
-    call, synchronized), the output's sum; {"ok": False, "error": ...} where it failed."""
+def run(bench: Path, rounds: int, icd: str | None, round_ms: float = 50.0) -> dict:
+    """The harness's JSON: ms per call each round of about `round_ms` (device-resident
+    buffers after the first call, synchronized), the output's sum; {"ok": False, "error":
+    ...} where it failed."""
     from webhal.errors import ToolchainError
     from webhal.runners.node import run_node
     extra = {"VK_ICD_FILENAMES": icd, "VK_DRIVER_FILES": icd} if icd else None
     try:
-        done = run_node(bench, [str(rounds)], dawn=True, no_experimental_fetch=True, env=extra,
-                        cwd=bench.parent, timeout_s=1800)
+        done = run_node(bench, [str(rounds), str(round_ms)], dawn=True,
+                        no_experimental_fetch=True, env=extra, cwd=bench.parent,
+                        timeout_s=1800)
     except ToolchainError as e:
         return {"ok": False, "error": str(e)[-300:]}
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]

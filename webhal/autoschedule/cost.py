@@ -12,7 +12,10 @@ that computes each row once). The model charges, per group:
   back; a fused producer's strip (or its sliding window's rows) costs traffic only beyond the
   cache;
 - the worker pool: jobs run `threads` at a time, each job costs `job_ns` to hand out;
-- on WebGPU: a fixed cost per dispatch and per buffer.
+- on WebGPU: a fixed cost per dispatch and per buffer. A producer read by one consumer's
+  stencil may be computed per workgroup into workgroup memory (`shared`): no dispatch or buffer
+  of its own, its loads from it cheap, at the price of the halo each workgroup recomputes, a
+  barrier, and a workgroup that must hold the tile's footprint within the adapter's limits.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from webhal.autoschedule.graph import Node
 from webhal.autoschedule.targets import Machine
 
-INLINE, ROOT, STRIP, SLIDE = "inline", "root", "strip", "slide"
+INLINE, ROOT, STRIP, SLIDE, SHARED = "inline", "root", "strip", "slide", "shared"
 
 
 @dataclass
@@ -44,6 +47,45 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     if not machine.vector_bits:
         return 1
     return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
+
+
+def gpu_pack(fn) -> int:
+    """Elements of `fn`'s narrowest type in one 32-bit word: its GPU stages compute that many
+    adjacent x per invocation (whole words stored)."""
+    bits = min(t.bits for t in fn.types) or 32
+    return 32 // bits if bits < 32 else 1
+
+
+def tile_shape(width: int, height: int, layers: int, tile: tuple[int, int],
+               fits=None) -> tuple[int, int]:
+    """(x, y) invocations of a GPU stage's workgroup for `width` x `height` (x in words) x
+    `layers` points: within `tile`, powers of two, smaller on a small level (so that it still
+    spreads over the GPU), and smaller again until `fits(tx, ty)` (a producer in workgroup
+    memory needs its footprint within the adapter's limits)."""
+    tx = pow2_at_least(width, tile[0])
+    ty = pow2_at_least(height, (tile[0] * tile[1]) // tx)
+    while tx * ty > MIN_WORKGROUP_INVOCATIONS and \
+            -(-width // tx) * -(-height // ty) * layers < MIN_WORKGROUPS:
+        if ty >= tx:  # rows first: x stays the wider side, whose loads coalesce
+            ty //= 2
+        else:
+            tx //= 2
+    while fits is not None and not fits(tx, ty) and tx * ty > 1:
+        if ty >= tx and ty > 1:
+            ty //= 2
+        else:
+            tx //= 2
+    return tx, ty
+
+
+def pow2_at_least(n: int, cap: int) -> int:
+    return max(1, min(cap, 1 << max(0, math.ceil(math.log2(max(n, 1))))))
+
+
+# Workgroups a dispatch should have at least (a GPU runs tens of them at once), and the
+# invocations a workgroup shrinks to at the least to get them (half an NVIDIA warp).
+MIN_WORKGROUPS = 32
+MIN_WORKGROUP_INVOCATIONS = 16
 
 
 def _compose(c: tuple, at: dict, unique) -> tuple:
@@ -101,7 +143,7 @@ class CostModel:
         as in the Sobel magnitude, whose four inlined smoothing passes share the 3x3 input
         taps), and one load per distinct element read from a stored Func or an input. It
         depends only on which Funcs the kernel inlines, so it is computed once per such set."""
-        inlined, stack = [], [fid]
+        inlined, shared, stack = [], set(), [fid]
         while stack:
             f = stack.pop()
             for r in self.nodes[f].reads:
@@ -109,7 +151,9 @@ class CostModel:
                 if choices.get(pid) == INLINE and pid not in inlined:
                     inlined.append(pid)
                     stack.append(pid)
-        key = (fid, frozenset(inlined))
+                elif choices.get(pid) == SHARED:
+                    shared.add(pid)
+        key = (fid, frozenset(inlined), frozenset(shared))
         cache = self.__dict__.setdefault("_gpu_cache", {})
         if key not in cache:
             cache[key] = self._gpu_point_cost(fid, choices)
@@ -140,6 +184,8 @@ class CostModel:
                         stack.append((pid, dict(zip(r.producer.pure_args, where))))
                     elif any(c[0] is None for c in tap):
                         cost += m.gather_ns
+                    elif choices.get(pid) == SHARED:
+                        cost += m.shared_load_ns
                     else:
                         cost += m.load_ns
         return cost
@@ -155,9 +201,12 @@ class CostModel:
 
     # -- per group ---------------------------------------------------------------------------
 
-    def group_cost(self, g: Group, choices: dict[int, str], rows: int) -> float:
-        """ns for group `g` with strips of `rows` rows (0: the root is not split)."""
+    def group_cost(self, g: Group, choices: dict[int, str], rows: int) -> float | None:
+        """ns for group `g` with strips of `rows` rows (0: the root is not split); None where
+        it cannot be (on WebGPU, a footprint in workgroup memory too large)."""
         m = self.m
+        if m.gpu:
+            return self._gpu_group_cost(g, choices)
         root = self.nodes[g.root]
         region = self.regions[g.root]
         n = points(region)
@@ -165,8 +214,7 @@ class CostModel:
         height = region[1][1] if len(region) > 1 else 1
         outer = n // max(width * height, 1)
         lanes = vector_lanes(root, m)
-        work = n * (self.gpu_point_cost(g.root, choices) if m.gpu else
-                    self.point_cost(g.root, choices, lanes))
+        work = n * self.point_cost(g.root, choices, lanes)
         traffic = n * self.bytes_per_point(g.root) * m.byte_ns  # the root is written once
         for fid, halo in g.members.items():
             node = self.nodes[fid]
@@ -180,11 +228,111 @@ class CostModel:
             if kept > m.cache_bytes:
                 traffic += fn_points * recompute * self.bytes_per_point(fid) * m.byte_ns * 2
         jobs = outer * (math.ceil(height / rows) if rows else 1)
-        if m.gpu:
-            return m.dispatch_ns + m.realize_ns + work + traffic
         parallel = min(m.threads, jobs) if rows else 1
         spread = (work + traffic) / parallel + (jobs * m.job_ns / m.threads if rows else 0.0)
         return spread + m.realize_ns + self._update_cost(g.root)
+
+    def _gpu_group_cost(self, g: Group, choices: dict[int, str], tile=(16, 16)) -> float | None:
+        """ns for GPU group `g`: its root's dispatch, with the producers it computes per
+        workgroup in workgroup memory (its members, all `shared`); None where their
+        footprint does not fit a workgroup."""
+        m = self.m
+        region = self.regions[g.root]
+        n = points(region)
+        work = n * self.gpu_point_cost(g.root, choices)
+        traffic = n * self.bytes_per_point(g.root) * m.byte_ns
+        if g.members:
+            shape = self.shared_tile(g.root, list(g.members), tile)
+            if shape is None:
+                return None
+            inner = math.prod(e for _, e in region[3:])
+            per_workgroup = shape[0] * gpu_pack(self.nodes[g.root].fn) * shape[1] * inner
+            footprints = {fid: self.shared_footprint(g.root, fid, *shape) for fid in g.members}
+            # The workgroup is as large as its largest nest of threads; a smaller nest leaves
+            # the rest idle, and idle invocations hold the GPU as working ones do: each nest
+            # costs as if it used them all. (A u8 blur's vertical pass, 8x4 invocations of
+            # four pixels, in a workgroup of 32x6 for its horizontal pass: 1.6x slower on the
+            # H200 than the two passes as two dispatches.)
+            size = max([shape[0] * shape[1]] + [inv for _, inv, _ in footprints.values()])
+            work *= size / (shape[0] * shape[1])
+            for fid, (fp, inv, _) in footprints.items():
+                ratio = fp / max(per_workgroup, 1) * size / inv
+                work += n * (ratio * self.gpu_point_cost(fid, choices) + m.barrier_ns)
+        return m.dispatch_ns + m.realize_ns + work + traffic
+
+    # -- workgroup memory ----------------------------------------------------------------------
+
+    def shared_halo(self, pid: int, cid: int) -> tuple[int, ...] | None:
+        """The halo (extra points per dimension) of what consumer `cid` reads of `pid`, where
+        every read is a stencil over the consumer's own Vars in order (so a tile of the
+        consumer needs a tile of the producer that much larger); None otherwise."""
+        p, c = self.nodes[pid], self.nodes[cid]
+        if len(p.fn.pure_args) != len(c.fn.pure_args) or len(c.fn.pure_args) < 2:
+            return None
+        reads = [r for r in c.reads if r.producer is p.fn]
+        if not reads:
+            return None
+        halo = [0] * len(c.fn.pure_args)
+        for r in reads:
+            if not r.is_stencil or [x.var for x in r.coords] != list(c.fn.pure_args):
+                return None
+            for d, x in enumerate(r.coords):
+                halo[d] = max(halo[d], x.hi - x.lo)
+        return tuple(halo)
+
+    def shared_consumer(self, pid: int, choices: dict[int, str]) -> int | None:
+        """The one consumer (id) producer `pid` may be computed in per workgroup: a Func at
+        root, without updates, that alone reads `pid`, as stencils of its own Vars."""
+        node = self.nodes[pid]
+        if not self.m.gpu or not node.inlinable or not (2 <= len(node.fn.pure_args) <= 4):
+            return None
+        ids = {id(c) for c in node.consumers}
+        if len(ids) != 1:
+            return None
+        cid = ids.pop()
+        c = self.nodes[cid]
+        if choices.get(cid) != ROOT or c.fn.updates or self.shared_halo(pid, cid) is None:
+            return None
+        return cid
+
+    def shared_footprint(self, cid: int, pid: int, tx: int, ty: int) -> tuple[int, int, int]:
+        """(points, invocations, bytes) of producer `pid` per workgroup of consumer `cid`
+        with `tx` x `ty` invocations (its x `gpu_pack` elements wide): one invocation per
+        point of its x and y (split into vectors, its footprint in tiles shifted inwards has
+        no bound lowering can find), one element per 32-bit word of workgroup memory. Past x
+        and y, the consumer's third Var is a block loop (one value per workgroup) and the
+        rest are loops inside each invocation (all their values)."""
+        halo = self.shared_halo(pid, cid)
+        pack = gpu_pack(self.nodes[cid].fn)
+        wx, wy = tx * pack + halo[0], ty + halo[1]
+        threads_x = wx
+        rest = 1
+        for d in range(2, len(halo)):
+            rest *= 1 + halo[d] if d == 2 else self.regions[pid][d][1]
+        fn = self.nodes[pid].fn
+        word = sum(max(4, t.bits // 8) for t in fn.types)
+        return wx * wy * rest, threads_x * wy, wx * wy * rest * word
+
+    def shared_tile(self, cid: int, members: list[int], tile=(16, 16)) -> tuple[int, int] | None:
+        """The (x, y) invocations of consumer `cid`'s workgroup with `members` in workgroup
+        memory: its usual tile, made smaller until every member's footprint fits the
+        adapter's invocations and their storage its workgroup memory; None if none fits."""
+        m = self.m
+        fn = self.nodes[cid].fn
+        region = self.regions[cid]
+        pack = gpu_pack(fn)
+        width = region[0][1]
+        if pack > 1 and width >= pack:
+            width = -(-width // pack)
+        layers = region[2][1] if len(region) >= 3 else 1
+
+        def fits(tx, ty):
+            got = [self.shared_footprint(cid, p, tx, ty) for p in members]
+            return all(inv <= m.max_invocations for _, inv, _ in got) and \
+                sum(b for _, _, b in got) <= m.workgroup_storage_bytes
+
+        tx, ty = tile_shape(width, region[1][1], layers, tile, fits)
+        return (tx, ty) if fits(tx, ty) else None
 
     def _update_cost(self, fid: int) -> float:
         """Updates run as their loops say (RDoms serially): the same under every choice, but

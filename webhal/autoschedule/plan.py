@@ -4,11 +4,11 @@ Python a user pastes (the same list both ways, so the two always agree)."""
 from __future__ import annotations
 
 import keyword
-import math
 import re
 from dataclasses import dataclass, field
 
-from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, points, vector_lanes
+from webhal.autoschedule import cost
+from webhal.autoschedule.cost import INLINE, ROOT, SHARED, SLIDE, STRIP, CostModel, points
 from webhal.autoschedule.search import Decision
 from webhal.ir.function import Function
 
@@ -26,6 +26,13 @@ class FuncRef:
 @dataclass(frozen=True)
 class Tail:
     """A TailStrategy member, by name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A MemoryType member, by name."""
 
     name: str
 
@@ -51,10 +58,6 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def _pow2_at_least(n: int, cap: int) -> int:
-    return max(1, min(cap, 1 << max(0, math.ceil(math.log2(max(n, 1))))))
-
-
 def func_keys(order: list[Function]) -> dict[int, str]:
     """How directives name each Function: its name, or "#i" (its index in `order`) where
     several Funcs of the pipeline share the name."""
@@ -71,6 +74,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
     strip_loops: dict[int, tuple[str, str]] = {}
     scans = _gpu_scans(model, order, decision) if m.gpu else {}
     scan_blocks: dict[int, str] = {}
+    shared_blocks: dict[int, str] = {}  # a consumer with producers in workgroup memory -> block
     for fn in reversed(order):
         fid = id(fn)
         choice = decision.choices[fid]
@@ -97,11 +101,26 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             out += [Directive(key[fid], i + 1).call("unscheduled")
                     for i in range(len(fn.updates))]
             continue
+        if m.gpu and choice == SHARED:
+            cid = model.shared_consumer(fid, decision.choices)
+            out.append(_shared_stage(fn, key[fid], key[cid], shared_blocks[cid]))
+            continue
         if m.gpu:
             tile = decision.knobs.get("tile", (16, 16))
             fixed = {v for d, v in enumerate(fn.pure_args) if (fid, d) in model.fixed}
+            members = [p for p, ch in decision.choices.items() if ch == SHARED and
+                       model.shared_consumer(p, decision.choices) == fid]
+            names: dict[str, str] = {}
+            fits = None
+            if members:
+                def fits(tx, ty, fid=fid, members=members):
+                    got = [model.shared_footprint(fid, p, tx, ty) for p in members]
+                    return all(inv <= m.max_invocations for _, inv, _ in got) and \
+                        sum(b for _, _, b in got) <= m.workgroup_storage_bytes
             out += _gpu_stage(fn, key[id(fn)], 0, fn.pure_args, region, node.is_output, tile,
-                              fixed=fixed)
+                              fixed=fixed, fits=fits, names=names)
+            if members:
+                shared_blocks[fid] = names["block"]
             for i, d in enumerate(fn.updates):
                 pure = [x.name for x in reversed(d.schedule.dims) if x.is_pure]
                 pure = [p for p in fn.pure_args if p in pure]
@@ -120,7 +139,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 else:  # a scan over an RDom alone: serial, on purpose
                     out.append(Directive(key[id(fn)], i + 1).call("unscheduled"))
             continue
-        lanes = vector_lanes(node, m) * decision.knobs.get("lanes", 1)
+        lanes = cost.vector_lanes(node, m) * decision.knobs.get("lanes", 1)
         x = fn.pure_args[0]
         d = Directive(key[id(fn)], 0)
         if choice == ROOT:
@@ -199,21 +218,31 @@ def _gpu_scans(model: CostModel, order: list[Function], decision: Decision) -> d
     return out
 
 
-# Workgroups a dispatch should have at least (a GPU runs tens of them at once), and the
-# invocations a workgroup shrinks to at the least to get them (half an NVIDIA warp).
-MIN_WORKGROUPS = 32
-MIN_WORKGROUP_INVOCATIONS = 16
+def _shared_stage(fn: Function, name: str, consumer: str, block: str) -> Directive:
+    """Producer `fn` computed per workgroup of `consumer` (at its innermost block loop
+    `block`) into workgroup memory, its own x and y over the workgroup's invocations (one
+    point each: see CostModel.shared_footprint); its other Vars are loops inside each
+    invocation (the consumer's third is a block loop: one value there)."""
+    d = Directive(name, 0).call("compute_at", FuncRef(consumer), Var(block))
+    d.call("store_in", Memory("GPUShared"))
+    x, y, rest = fn.pure_args[0], fn.pure_args[1], fn.pure_args[2:]
+    if rest:
+        d.call("reorder", *(Var(v) for v in [*rest, x, y]))
+    return d.call("gpu_threads", Var(x), Var(y))
 
 
 def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
                root: bool, tile: tuple[int, int] = (16, 16), unrolled: list[str] = (),
-               rvars: list[str] = (), fixed: set[str] = frozenset()) -> list[Directive]:
+               rvars: list[str] = (), fixed: set[str] = frozenset(), fits=None,
+               names: dict | None = None) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
     whole 32-bit words), then gpu_tile over the first two pure Vars within `tile` (x, y
     invocations, at most 256: WebGPU's default limit) and a third Var as a block loop. Vars
     past the third become serial loops inside each invocation (as the bilateral grid's hand
     schedule does with its channel): left outermost, each of their iterations would be a
-    dispatch of its own."""
+    dispatch of its own. `fits(tx, ty)`: whether a workgroup of that many invocations holds
+    the producers computed in it (the tile shrinks until it does); `names` gets the innermost
+    block Var ("block"), where they are computed."""
     d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
@@ -244,24 +273,19 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
     if len(pure) >= 2:
         y = pure[1]
         height = extent.get(y, 1)
-        tx = _pow2_at_least(width, tile[0])
-        ty = _pow2_at_least(height, (tile[0] * tile[1]) // tx)
         # A small level (a pyramid's coarse ones) gets smaller workgroups, so that it still
         # spreads over the GPU's cores rather than filling a few workgroups' worth of them.
         layers = extent.get(pure[2], 1) if len(pure) >= 3 else 1
-        while tx * ty > MIN_WORKGROUP_INVOCATIONS and \
-                -(-width // tx) * -(-height // ty) * layers < MIN_WORKGROUPS:
-            if ty >= tx:  # rows first: x stays the wider side, whose loads coalesce
-                ty //= 2
-            else:
-                tx //= 2
+        tx, ty = cost.tile_shape(width, height, layers, tile, fits)
         xo, yo, xi, yi = (_fresh(n, taken) for n in (f"{x}o", f"{y}o", f"{x}i", f"{y}i"))
+        if names is not None:
+            names["block"] = xo
         d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty)
         if len(pure) >= 3:
             d.call("gpu_blocks", Var(pure[2]))
     else:
         xo, xi = _fresh(f"{x}o", taken), _fresh(f"{x}i", taken)
-        d.call("gpu_tile", Var(x), Var(xo), Var(xi), _pow2_at_least(width, 64 * tile[0] // 16))
+        d.call("gpu_tile", Var(x), Var(xo), Var(xi), cost.pow2_at_least(width, 64 * tile[0] // 16))
     return [d]
 
 
@@ -301,6 +325,8 @@ def source(plan: list[Directive], names: list[str], header: str) -> str:
             return funcs[a.name]
         if isinstance(a, Tail):
             return f"hl.TailStrategy.{a.name}"
+        if isinstance(a, Memory):
+            return f"hl.MemoryType.{a.name}"
         return repr(a)
 
     for d in plan:
@@ -314,7 +340,7 @@ def source(plan: list[Directive], names: list[str], header: str) -> str:
 
 def apply(plan: list[Directive], funcs: dict[str, object]) -> None:
     """Give each Func (by name, hl.Func objects) its directives."""
-    from webhal.ir.schedule import TailStrategy
+    from webhal.ir.schedule import MemoryType, TailStrategy
     from webhal.lang.var import Var as HlVar
     for d in plan:
         target = funcs[d.func]
@@ -323,5 +349,6 @@ def apply(plan: list[Directive], funcs: dict[str, object]) -> None:
         for method, args in d.calls:
             real = [HlVar(a.name) if isinstance(a, Var) else
                     funcs[a.name] if isinstance(a, FuncRef) else
-                    getattr(TailStrategy, a.name) if isinstance(a, Tail) else a for a in args]
+                    getattr(TailStrategy, a.name) if isinstance(a, Tail) else
+                    getattr(MemoryType, a.name) if isinstance(a, Memory) else a for a in args]
             target = getattr(target, method)(*real)

@@ -6,14 +6,16 @@ Func that may be inlined inlined and the rest at root, then visit Funcs consumer
 each the choice (inline, root, strip, slide) that lowers the modelled time of the whole
 pipeline, each group's strip height chosen by the same model; repeat until nothing changes.
 Fusion (strip, slide) is offered where every read on the way to the group's root is a stencil
-of the same Vars, so the halo a strip needs is a number of rows.
+of the same Vars, so the halo a strip needs is a number of rows. On WebGPU the choices are
+inline, root (a dispatch of its own) and shared: computed per workgroup of its one consumer
+into workgroup memory, where that consumer reads it as stencils of its own Vars.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webhal.autoschedule.cost import INLINE, ROOT, SLIDE, STRIP, CostModel, Group
+from webhal.autoschedule.cost import INLINE, ROOT, SHARED, SLIDE, STRIP, CostModel, Group
 from webhal.ir.function import Function
 
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -67,6 +69,13 @@ def resolve(model: CostModel, order: list[Function], choices: dict[int, str]):
             groups[fid] = Group(fid, {})
             site_of[fid] = (fid, 0)
             continue
+        if ch == SHARED:  # a member of its consumer's group, at a workgroup
+            cid = model.shared_consumer(fid, choices)
+            if cid is None or cid not in groups:
+                return None
+            groups[cid].members[fid] = 0
+            site_of[fid] = (None, 0)
+            continue
         root, halo = _site(fid, model, choices, site_of)
         if ch == INLINE:
             # an inlined Func is read where its consumers are: its own reads join their group
@@ -111,8 +120,17 @@ def evaluate(model: CostModel, order, choices, forced_rows: dict[int, int] | Non
         return None
     total, rows = 0.0, {}
     for gid, g in groups.items():
+        if model.m.gpu:  # one dispatch, not split into strips
+            c = model.group_cost(g, choices, 0)
+            if c is None:
+                return None
+            if not model.nodes[gid].is_output:
+                c += model.root_read_traffic(gid)
+            total += c
+            rows[gid] = 0
+            continue
         best = None
-        candidates = (0,) if model.m.gpu or len(model.regions[gid]) < 2 else ROWS
+        candidates = (0,) if len(model.regions[gid]) < 2 else ROWS
         if forced_rows and gid in forced_rows:
             candidates = (forced_rows[gid],)
         for r in candidates:
@@ -125,13 +143,19 @@ def evaluate(model: CostModel, order, choices, forced_rows: dict[int, int] | Non
             best = (model.group_cost(g, choices, 0), 0)
         if g.members and not best[1]:
             return None  # a root too small to split into strips has none to fuse into
-        if not g.members and not model.nodes[gid].is_output and not model.m.gpu:
-            best = (best[0] + model.root_read_traffic(gid), best[1])
-        if model.m.gpu and not model.nodes[gid].is_output:
+        if not g.members and not model.nodes[gid].is_output:
             best = (best[0] + model.root_read_traffic(gid), best[1])
         total += best[0]
         rows[gid] = best[1]
     return total, rows, groups
+
+
+def _options(model: CostModel, node) -> list[str]:
+    """The choices a Func may take."""
+    if model.m.gpu:
+        return [ROOT] + ([INLINE, SHARED] if node.inlinable else [])
+    return [ROOT] + ([INLINE] if node.inlinable else []) + \
+        ([] if node.has_updates else [STRIP, SLIDE])
 
 
 def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision:
@@ -158,8 +182,7 @@ def search(model: CostModel, order: list[Function], passes: int = 4) -> Decision
                 continue
             if node.feeds_index and choices[id(fn)] == INLINE:
                 continue  # stays inlined (see graph.Node.feeds_index)
-            options = [ROOT] + ([INLINE] if node.inlinable else []) + \
-                ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
+            options = _options(model, node)
             for option in options:
                 if option == choices[id(fn)]:
                     continue
@@ -195,8 +218,7 @@ def alternatives(model: CostModel, order: list[Function], best: Decision) -> lis
         node = model.nodes[id(fn)]
         if node.is_output or (node.feeds_index and best.choices[id(fn)] == INLINE):
             continue
-        options = [ROOT] + ([INLINE] if node.inlinable else []) + \
-            ([] if model.m.gpu or node.has_updates else [STRIP, SLIDE])
+        options = _options(model, node)
         for option in options:
             if option == best.choices[id(fn)]:
                 continue

@@ -34,6 +34,8 @@ class Machine:
     # WebGPU only
     dispatch_ns: float = 0.0  # fixed cost of one dispatch (a compute_root'd stage)
     load_ns: float = 0.0      # one load of a stored Func's or an input's element
+    shared_load_ns: float = 0.0  # one load from workgroup memory
+    barrier_ns: float = 0.0   # a workgroup barrier, per invocation
     max_invocations: int = 256          # per workgroup (WebGPU's default limit)
     workgroup_storage_bytes: int = 16384  # maxComputeWorkgroupStorageSize default
     invocations_in_flight: int = 4096   # the adapter's parallelism, roughly
@@ -54,7 +56,8 @@ _HOST = dict(job_ns=1500.0, op_ns=0.3, widen_ns=0.3, gather_ns=1.0, byte_ns=0.08
 # A WebGPU dispatch (encoding, bind groups, submission) costs tens of microseconds whatever
 # it computes; an invocation's arithmetic is nearly free next to its memory traffic.
 _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.004,
-            cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0, load_ns=0.04)
+            cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0, load_ns=0.04,
+            shared_load_ns=0.01, barrier_ns=0.02)
 
 
 def machine_for(target: Target, parallelism: int | None = None) -> Machine:
