@@ -322,7 +322,6 @@ def webgpu_main(args) -> int:
         build_gpu(demos, args.size)
     if args.build_only:
         return 0
-    auto_ms: dict[str, dict] = {}
     for label in args.adapters.split(","):
         if not label:
             continue
@@ -351,16 +350,16 @@ def webgpu_main(args) -> int:
                       f"auto/before {statistics.median(r['afterBefore']):.2f} "
                       f"({min(r['afterBefore']):.2f}-{max(r['afterBefore']):.2f})")
         print(f"  geometric mean auto/hand {geo:.2f}, worst {max(ratios):.2f}")
-        auto_ms[label] = {r["demo"]: statistics.median(r["autoMs"]) for r in result["demos"]}
     if args.li2018:
-        li2018_main(demos, args, auto_ms.get("swiftshader", {}))
+        li2018_main(demos, args)
     return 0
 
 
-def li2018_main(demos: list[str], args, auto_ms: dict) -> None:
+def li2018_main(demos: list[str], args) -> None:
     """Halide's Li2018 autoschedule of each demo compiled by Halide for wasm WebGPU and run in
     Node on dawn.node on SwiftShader (benchmarks/halide_webgpu.py says how and why only
-    there), against webhal's autoschedule measured on the same adapter in this run."""
+    there), against webhal's autoschedule (its build in GPU_BUILD) on the same adapter, in
+    alternating rounds. `--adapters ''` runs this comparison alone."""
     from benchmarks import halide_webgpu
     from webhal import demo_page
     from webhal.toolchain.webgpu import find_swiftshader_icd
@@ -373,7 +372,9 @@ def li2018_main(demos: list[str], args, auto_ms: dict) -> None:
         channels = 3 if d.layout == "rgb" else 0
         scalars = {k: v["default"] for k, v in d.scalars.items()}
         try:
-            bench = halide_webgpu.build(name, args.size, channels, scalars, d.margin)
+            bench = halide_webgpu.BUILD / name / "bench.js"
+            if not (args.run_only and bench.exists()):  # --run-only: the harness as built
+                bench = halide_webgpu.build(name, args.size, channels, scalars, d.margin)
         except Exception as e:  # noqa: BLE001 - a demo Halide cannot build is reported
             print(f"  {name:24} Halide could not build it: {str(e).splitlines()[-1][:120]}")
             continue
@@ -385,13 +386,14 @@ def li2018_main(demos: list[str], args, auto_ms: dict) -> None:
         icd = find_swiftshader_icd().path
         li_ms, webhal_ms, got = [], [], {}
         for r in range(args.rounds):
-            sides = ["li", "webhal"] if r % 2 == 0 or name not in auto_ms else ["webhal", "li"]
+            built = (GPU_BUILD / name / "auto" / "index.js").exists()
+            sides = ["li", "webhal"] if r % 2 == 0 or not built else ["webhal", "li"]
             for side in sides:
                 if side == "li":
                     got = halide_webgpu.run(bench, args.inner, icd, args.round_ms)
                     if got.get("ok"):
                         li_ms.append(statistics.median(got["ms"]))
-                elif name in auto_ms:
+                elif built:
                     rows = [x for x in run_gpu([name], args.size, args.inner, icd,
                                                args.round_ms)["demos"] if "autoMs" in x]
                     webhal_ms.append(statistics.median(rows[0]["autoMs"]) if rows
