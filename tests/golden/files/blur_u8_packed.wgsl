@@ -70,7 +70,7 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_blur_x_s0_x_x_xi = 0i + i32(local_id.x);
   let v_blur_x_s0_y_yi = 0i + i32(local_id.y);
   let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_a.v_blur_x_y_max - kernel_0_blur_x_a.v_blur_y_min_1) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_a.v_blur_y_min_1);
-  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
+  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), ((((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) + 2i) >> 1u) - 16i)) + v_blur_x_s0_x_x_xi);
   let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_a.v_blur_y_x_max - kernel_0_blur_x_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_a.v_blur_y_min_0) - kernel_0_blur_x_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_a.v_image_min_1) * kernel_0_blur_x_a.v_image_stride_1));
   let v_t_2 = ((b_2[(v_t_1 >> 2u)] >> (u32((v_t_1 & 3i)) * 8u)) & 255u);
   let v_index_23 = (v_t_1 + 1i);
@@ -128,7 +128,7 @@ fn kernel_1_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   let v_blur_y_s0_x_x_xi = 0i + i32(local_id.x);
   let v_blur_y_s0_y_yi = 0i + i32(local_id.y);
   let v_blur_y_s0_y = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_1_blur_y_a.v_blur_y_y_max - kernel_1_blur_y_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi) + kernel_1_blur_y_a.v_blur_y_min_1);
-  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), (hl_div_i32(((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) + 4i), 4i) - 16i)) + v_blur_y_s0_x_x_xi);
+  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), ((((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) + 4i) >> 2u) - 16i)) + v_blur_y_s0_x_x_xi);
   let v_t_1 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_a.v_blur_y_x_max - kernel_1_blur_y_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_a.v_blur_y_min_0) - kernel_1_blur_y_a.v_blur_x_min_0) + ((v_blur_y_s0_y - kernel_1_blur_y_a.v_blur_x_min_1) * kernel_1_blur_y_a.v_blur_x_extent_0));
   let v_t_2 = ((atomicLoad(&b_0[(v_t_1 >> 1u)]) >> (u32((v_t_1 & 1i)) * 16u)) & 65535u);
   let v_index_33 = (v_t_1 + 1i);
@@ -210,7 +210,7 @@ fn kernel_0_blur_x_vec(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_i
   let v_blur_x_s0_x_x_xi = 0i + i32(local_id.x);
   let v_blur_x_s0_y_yi = 0i + i32(local_id.y);
   let v_blur_x_s0_y = ((min((v_blur_x_s0_y_yo * 8i), ((kernel_0_blur_x_vec_a.v_blur_x_y_max - kernel_0_blur_x_vec_a.v_blur_y_min_1) - 7i)) + v_blur_x_s0_y_yi) + kernel_0_blur_x_vec_a.v_blur_y_min_1);
-  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), (hl_div_i32(((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) + 2i), 2i) - 16i)) + v_blur_x_s0_x_x_xi);
+  let v_blur_x_s0_x_x = (min((v_blur_x_s0_x_x_xo * 16i), ((((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) + 2i) >> 1u) - 16i)) + v_blur_x_s0_x_x_xi);
   let v_t_1 = (((min((v_blur_x_s0_x_x * 2i), ((kernel_0_blur_x_vec_a.v_blur_y_x_max - kernel_0_blur_x_vec_a.v_blur_y_min_0) - 1i)) + kernel_0_blur_x_vec_a.v_blur_y_min_0) - kernel_0_blur_x_vec_a.v_image_min_0) + ((v_blur_x_s0_y - kernel_0_blur_x_vec_a.v_image_min_1) * kernel_0_blur_x_vec_a.v_image_stride_1));
   let v_t_2 = ((b_2[(v_t_1 >> 2u)] >> (u32((v_t_1 & 3i)) * 8u)) & 255u);
   let v_index_23 = (v_t_1 + 1i);
@@ -256,7 +256,7 @@ fn kernel_1_blur_y_vec(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_i
   let v_blur_y_s0_x_x_xi = 0i + i32(local_id.x);
   let v_blur_y_s0_y_yi = 0i + i32(local_id.y);
   let v_blur_y_s0_y = ((min((v_blur_y_s0_y_yo * 8i), ((kernel_1_blur_y_vec_a.v_blur_y_y_max - kernel_1_blur_y_vec_a.v_blur_y_min_1) - 7i)) + v_blur_y_s0_y_yi) + kernel_1_blur_y_vec_a.v_blur_y_min_1);
-  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), (hl_div_i32(((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) + 4i), 4i) - 16i)) + v_blur_y_s0_x_x_xi);
+  let v_blur_y_s0_x_x = (min((v_blur_y_s0_x_x_xo * 16i), ((((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) + 4i) >> 2u) - 16i)) + v_blur_y_s0_x_x_xi);
   let v_t_1 = (((min((v_blur_y_s0_x_x * 4i), ((kernel_1_blur_y_vec_a.v_blur_y_x_max - kernel_1_blur_y_vec_a.v_blur_y_min_0) - 3i)) + kernel_1_blur_y_vec_a.v_blur_y_min_0) - kernel_1_blur_y_vec_a.v_blur_x_min_0) + ((v_blur_y_s0_y - kernel_1_blur_y_vec_a.v_blur_x_min_1) * kernel_1_blur_y_vec_a.v_blur_x_extent_0));
   let v_t_2 = b_0_w2[(v_t_1 >> 1u)];
   let v_t_3 = b_0_w2[((v_t_1 >> 1u) + 1i)];

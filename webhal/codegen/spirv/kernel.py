@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from webhal.codegen.spirv.builder import ModuleBuilder, instruction
 from webhal.codegen.spirv.spec import GLSL, Op, Scope, Semantics, StorageClass
+from webhal.codegen.wgsl.legalize.nodes import power_of_two
 from webhal.codegen.wgsl.legalize.pack_storage import ATOMIC_AND, ATOMIC_OR
 from webhal.codegen.wgsl.legalize.scalarize import MAKE_VECTOR, VECTOR_LANE
 from webhal.errors import CompileError, user_location
@@ -160,6 +161,13 @@ class KernelEmitter:
                     return q
                 return self.op(Op.FSub, t, a, self.op(Op.FMul, t, b,
                                                       self.glsl(t, GLSL.Floor, q)))
+            case ir.Div() | ir.Mod() if (k := power_of_two(e.b)) is not None:
+                # by 2^k: a shift (arithmetic for signed: Halide's division rounds down for a
+                # positive divisor) and a mask (its modulo is never negative then)
+                if isinstance(e, ir.Div):
+                    op = Op.ShiftRightArithmetic if t.is_int() else Op.ShiftRightLogical
+                    return self.op(op, t, self.expr(e.a), self.const(t, k))
+                return self.op(Op.BitwiseAnd, t, self.expr(e.a), self.const(t, (1 << k) - 1))
             case ir.Div() | ir.Mod():
                 return self.divide(t, self.expr(e.a), self.expr(e.b), isinstance(e, ir.Div))
             case ir.Min() | ir.Max():

@@ -13,10 +13,12 @@ import math
 import re
 from dataclasses import dataclass
 
+from webhal.codegen.wgsl.legalize.nodes import power_of_two
 from webhal.codegen.wgsl.legalize.pack_storage import ATOMIC_AND, ATOMIC_OR
 from webhal.codegen.wgsl.legalize.scalarize import MAKE_VECTOR
 from webhal.errors import CompileError, user_location
 from webhal.ir import nodes as ir
+from webhal.ir import ops
 from webhal.ir import stmt as st
 from webhal.ir.printer import to_string
 from webhal.ir.printing import is_print
@@ -177,6 +179,12 @@ class KernelPrinter:
                 a, b = self.expr(e.a), self.expr(e.b)
                 return f"({a} / {b})" if isinstance(e, ir.Div) else \
                     f"({a} - {b} * floor({a} / {b}))"
+            case ir.Div() | ir.Mod() if (k := power_of_two(e.b)) is not None:
+                # by 2^k: a shift (arithmetic for signed: Halide's division rounds down for a
+                # positive divisor) and a mask (its modulo is never negative then)
+                if isinstance(e, ir.Div):
+                    return f"({self.expr(e.a)} >> {k}u)"
+                return f"({self.expr(e.a)} & {self.expr(ops.const((1 << k) - 1, e.type))})"
             case ir.Div() | ir.Mod():
                 kind = "div" if isinstance(e, ir.Div) else "mod"
                 return f"hl_{kind}_{wgsl_type(e.type)}({self.expr(e.a)}, {self.expr(e.b)})"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from webhal.codegen.wgsl.legalize.arguments import arguments_as_words
+from webhal.codegen.wgsl.legalize.cse import common_subexpressions
 from webhal.codegen.wgsl.legalize.lets import lets_to_statements
 from webhal.codegen.wgsl.legalize.names import Names
 from webhal.codegen.wgsl.legalize.pack_storage import pack_storage
@@ -57,6 +58,7 @@ def legalize(kernel: Kernel, lacks: Lacks, packed: Collection[str] = (),
     if lacks.narrow_integers:
         passes.append(("widen_integers", lambda s: widen_integers(s, names)))
     passes.append(("legalize_shifts", lambda s: legalize_shifts(s, names)))
+    passes.append(("common_subexpressions", lambda s: common_subexpressions(s, names)))
     if lacks.narrow_arguments:
         kernel = _logged(kernel, "arguments_as_words", arguments_as_words(kernel))
     body = kernel.body

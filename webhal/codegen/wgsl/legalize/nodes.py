@@ -20,3 +20,13 @@ def constant(value: int | float, t: Type) -> ir.Expr:
     """value in type t (a Broadcast for a vector type)."""
     c = ops.const(value, t.element_of())
     return c if t.lanes == 1 else ir.Broadcast(c, t.lanes)
+
+
+def power_of_two(e: ir.Expr) -> int | None:
+    """k where e is the integer constant 2^k (a divisor that a shift and a mask replace: Halide
+    rounds a quotient by a positive divisor down, as an arithmetic shift does), else None."""
+    c = ops.as_const(e)
+    if e.type.is_int_or_uint() and not e.type.is_bool() and isinstance(c, int) \
+            and not isinstance(c, bool) and c > 0 and c & (c - 1) == 0:
+        return c.bit_length() - 1
+    return None

@@ -1,0 +1,134 @@
+"""Common subexpressions of a kernel's statements computed once.
+
+Lowering inlines Funcs into their consumers, so one statement of a GPU kernel can repeat a load
+and the arithmetic over it many times (the local Laplacian's output level repeats its
+intensity-level lookup, a floor and a float-to-int conversion of a load, in each of its 20
+uses). Each repeated subexpression of a statement (its expressions together: a store's value
+and index) that is not a variable or a constant becomes a LetStmt before the statement, inner
+ones first, and its uses read that name. Loads are repeated values too: nothing in one
+statement's expressions writes memory. Calls other than pure intrinsics and math functions
+(atomics, runtime calls) are never shared, nor is anything containing one, nor vectors (those
+that remain are scalarize's whole-vector accesses, bound already)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial
+from webhal.codegen.wgsl.legalize.rewriter import Rewriter, _replace
+from webhal.ir import nodes as ir
+from webhal.ir import stmt as st
+from webhal.ir.visitor import rebuild, walk
+
+_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
+
+
+def common_subexpressions(body: st.Stmt, names: Names | None = None) -> st.Stmt:
+    """body with each statement's repeated subexpressions bound once before it."""
+    return _CSE(names or Names(body)).stmt(body)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.compare)
+    return names
+
+
+def _leaf(v):
+    # -0.0 == 0.0 in Python: floats are told apart by their text
+    return ("float", repr(v)) if isinstance(v, float) else v
+
+
+class _Table:
+    """Structural numbering of the expressions of one statement: equal subexpressions get the
+    same number (whatever object holds them); `count` says how often each occurs, counting
+    the inside of a repeated subexpression once; `eligible` which may be shared."""
+
+    def __init__(self):
+        self.numbers: dict = {}       # structural key -> number
+        self.of: dict[int, int] = {}  # id(node) -> number
+        self.count: dict[int, int] = {}
+        self.impure: dict[int, bool] = {}
+        self.eligible: dict[int, bool] = {}
+        self.nodes: list = []  # keeps the nodes numbered alive (their ids stay theirs)
+
+    def number(self, e: ir.Expr) -> int:
+        n = self.of.get(id(e))
+        if n is not None:
+            return n
+        key = [type(e)]
+        impure = isinstance(e, ir.Call) and (e.call_type not in _PURE_CALLS
+                                             or "atomic" in e.name)
+        for name in _field_names(type(e)):
+            v = getattr(e, name)
+            if isinstance(v, ir.Expr):
+                c = self.number(v)
+                key.append(c)
+                impure = impure or self.impure[c]
+            elif isinstance(v, tuple):
+                parts = []
+                for x in v:
+                    if isinstance(x, ir.Expr):
+                        c = self.number(x)
+                        parts.append(c)
+                        impure = impure or self.impure[c]
+                    else:
+                        parts.append(_leaf(x))
+                key.append(tuple(parts))
+            else:
+                key.append(_leaf(v))
+        n = self.numbers.setdefault(tuple(key), len(self.numbers))
+        self.of[id(e)] = n
+        self.nodes.append(e)
+        self.impure[n] = impure
+        self.eligible[n] = not impure and e.type.lanes == 1 and not is_trivial(e)
+        return n
+
+    def occur(self, e: ir.Expr) -> None:
+        n = self.number(e)
+        self.count[n] = self.count.get(n, 0) + 1
+        if self.count[n] == 1:
+            for name in _field_names(type(e)):
+                v = getattr(e, name)
+                if isinstance(v, ir.Expr):
+                    self.occur(v)
+                elif isinstance(v, tuple):
+                    for x in v:
+                        if isinstance(x, ir.Expr):
+                            self.occur(x)
+
+
+class _CSE(Rewriter):
+    def shared(self, exprs: list[ir.Expr], b: Bindings) -> list[ir.Expr]:
+        """exprs with the subexpressions they repeat bound in b (each once)."""
+        if any(isinstance(n, ir.Let) for e in exprs for n in walk(e)):
+            return exprs  # names scoped inside an expression: left as they are
+        table = _Table()
+        for e in exprs:
+            table.occur(e)
+        if all(c < 2 for c in table.count.values()):
+            return exprs
+        bound: dict[int, ir.Expr] = {}
+
+        def rewrite(e):
+            if not isinstance(e, ir.Expr):
+                return e
+            n = table.of[id(e)]
+            if n in bound:
+                return bound[n]
+            new = rebuild(e, rewrite)
+            if table.count.get(n, 0) >= 2 and table.eligible[n]:
+                new = bound[n] = b.bind(new, "cse")
+            return new
+        return [rewrite(e) for e in exprs]
+
+    def expr(self, e: ir.Expr, b: Bindings) -> ir.Expr:
+        return self.shared([e], b)[0]
+
+    def store(self, s: st.Store, b: Bindings) -> st.Stmt:
+        value, index = self.shared([s.value, s.index], b)
+        return _replace(s, value=value, index=index)
