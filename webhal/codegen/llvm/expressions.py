@@ -16,6 +16,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.printer import to_string
 from webhal.ir.types import Int, Type, TypeCode
+from webhal.ir.visitor import walk
 from webhal.reference.numeric import float_reciprocal
 
 _LIBM = {"exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
@@ -68,6 +69,7 @@ class ExprCodegen:
     # Vector float-to-int conversions as a clamp and a plain conversion rather than
     # llvm.fpto[su]i.sat, which x86 expands lane by lane (build_module sets it for x86).
     clamp_float_to_int = False
+    x86_64 = False  # x86 with 64-bit registers (build_module sets it)
     # x86's max instruction per float width: (intrinsic, lanes). maxps(a, b) is a > b ? a : b,
     # NaN in either giving b: one instruction where a select against 0 costs a compare and an
     # and. build_module sets it for x86.
@@ -88,6 +90,9 @@ class ExprCodegen:
         self.symbols: dict[str, ll.Value] = {}
         self.buffer_types: dict[str, Type] = {}  # element type of each buffer/allocation
         self.user_context: ll.Value = ll.Constant(PTR, None)
+        # reused_conversion's float-to-int conversions: key -> (value, buffers read).
+        self.conversions: dict = {}
+        self.conversions_block: ll.Block | None = None
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -183,7 +188,47 @@ class ExprCodegen:
                 i32 = llvm_type(Type(TypeCode.INT, 32, src.lanes))
                 r = self.builder.fptosi(v, i32)
                 return r if dst.bits == 32 else self.builder.trunc(r, llvm_type(dst))
+        if self.x86_scalar_conversion(src, dst):
+            return self.reused_conversion(e)
         return self.convert(self.expr(e.value), src, dst)
+
+    def x86_scalar_conversion(self, src: Type, dst: Type) -> bool:
+        """Whether a float scalar converts to dst with x86_scalar_float_to_int (dst int64 only
+        on x86-64)."""
+        return self.clamp_float_to_int and src.lanes == 1 and src.is_float() and \
+            src.bits in (32, 64) and dst.is_int() and \
+            (dst.bits == 32 or dst.bits == 64 and self.x86_64)
+
+    def reused_conversion(self, e: ir.Cast) -> ll.Value:
+        """x86_scalar_float_to_int's value of e, the one made before where it is still valid:
+        each conversion ends its basic block (its rare branch), so LLVM's CSE, which runs
+        before the blocks are merged, would keep a copy of everything computed from each
+        (the histogram's index is converted for its load and for its store). Valid while the
+        code runs on in the block the last conversion ended in, with the same values bound to
+        e's variables and no store since to a buffer e reads, nor a runtime call
+        (forget_conversions)."""
+        found = [n for n in walk(e.value) if isinstance(n, (ir.Variable, ir.Load, ir.Call,
+                                                              ir.Let))]
+        if any(isinstance(n, (ir.Call, ir.Let)) for n in found):
+            return self.convert(self.expr(e.value), e.value.type, e.type)
+        names = tuple(sorted({n.name for n in found if isinstance(n, ir.Variable)}))
+        key = (e, tuple(id(self.symbols.get(n)) for n in names))
+        if self.builder.basic_block is not self.conversions_block:
+            self.conversions.clear()
+        hit = self.conversions.get(key)
+        if hit is not None:
+            return hit[0]
+        v = self.convert(self.expr(e.value), e.value.type, e.type)
+        self.conversions[key] = (v, {n.name for n in found if isinstance(n, ir.Load)})
+        self.conversions_block = self.builder.basic_block
+        return v
+
+    def forget_conversions(self, stored: str | None = None) -> None:
+        """Drop the reusable conversions reading buffer `stored` (all of them: None)."""
+        if stored is None:
+            self.conversions.clear()
+        else:
+            self.conversions = {k: v for k, v in self.conversions.items() if stored not in v[1]}
 
     def float_max(self, a: ll.Value, c: ll.Value) -> ll.Value:
         """a > c ? a : c (NaN a gives c) on float vectors: x86's max instruction a native
@@ -224,6 +269,8 @@ class ExprCodegen:
                 return self.wasm_float_to_int(v, src, dst)
             if self.clamp_float_to_int and src.lanes > 1:
                 return self.clamped_float_to_int(v, src, dst)
+            if self.x86_scalar_conversion(src, dst):
+                return self.x86_scalar_float_to_int(v, src, dst)
             name = "llvm.fptosi.sat" if dst.is_int() else "llvm.fptoui.sat"
             fn = self.intrinsic(name, dt, [v.type], [dt, v.type])
             return b.call(fn, [v])
@@ -461,6 +508,34 @@ class ExprCodegen:
         r = b.select(b.fcmp_ordered(">", v, hi), self.const(dst, dst.max()), r)
         return b.select(b.fcmp_unordered("uno", v, v), self.const(dst, 0), r)
 
+    def x86_scalar_float_to_int(self, v, src: Type, dst: Type):
+        """A float scalar to int32/int64 with llvm.fptosi.sat's values, as x86's truncating
+        conversion (cvttss2si/cvttsd2si), which gives the type's minimum for NaN and values out
+        of range, and a rarely taken branch that corrects those: one compare and a branch
+        predicted not taken where LLVM's expansion of the intrinsic has two compares and
+        branches (or selects) on every value (the bilateral grid's histogram index)."""
+        b = self.builder
+        vt = ll.VectorType(v.type, 128 // src.bits)
+        name = {32: "llvm.x86.sse.cvttss2si", 64: "llvm.x86.sse2.cvttsd2si"}[src.bits]
+        dt = llvm_type(dst)
+        fn = self.intrinsic(name + ("64" if dst.bits == 64 else ""), dt, [vt], [])
+        r = b.call(fn, [b.insert_element(ll.Constant(vt, ll.Undefined), v, ll.Constant(I32, 0))])
+        lowest = self.const(dst, dst.min())
+        before = b.basic_block
+        fix = b.append_basic_block("f2i.saturate")
+        done = b.append_basic_block("f2i.done")
+        b.cbranch(b.icmp_signed("==", r, lowest), fix, done).set_weights([1, 1 << 20])
+        b.position_at_end(fix)
+        big = b.select(b.fcmp_ordered(">", v, self.const(src, 0.0)), self.const(dst, dst.max()),
+                       lowest)
+        fixed = b.select(b.fcmp_unordered("uno", v, v), self.const(dst, 0), big)
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(dt)
+        phi.add_incoming(r, before)
+        phi.add_incoming(fixed, fix)
+        return phi
+
     def wasm_float_to_int(self, v, src: Type, dst: Type):
         """float32 lanes to 8- or 16-bit int lanes, saturating (NaN to 0): to int32 lanes
         (wasm's trunc_sat), then narrowed with saturation."""
@@ -579,6 +654,8 @@ class ExprCodegen:
             node = self.module.add_metadata([name, root, ll.Constant(I64, 0)])
             tag = tags[name] = self.module.add_metadata([node, node, ll.Constant(I64, 0)])
         access.set_metadata("tbaa", tag)
+        if isinstance(access, ll.StoreInstr):
+            self.forget_conversions(name)
         return access
 
     def _Load(self, e):
@@ -649,6 +726,7 @@ class ExprCodegen:
             return self.call_print(e)
         if e.name == abi.REQUIREMENT_FUNCTION:
             return self.call_requirement(e)
+        self.forget_conversions()  # (it might write to memory)
         args, types = [self.user_context], [PTR]
         for a in e.args:
             v = self.expr(a)

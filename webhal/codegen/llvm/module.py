@@ -70,6 +70,7 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
     cg.reciprocal_divisions = not target.has_feature("strict_float")
     if target.arch == "x86":
         cg.clamp_float_to_int = True
+        cg.x86_64 = target.bits == 64
         avx = target.has_feature("avx")
         cg.x86_fmax = {32: ("llvm.x86.avx.max.ps.256", 8) if avx else ("llvm.x86.sse.max.ps", 4),
                        64: ("llvm.x86.avx.max.pd.256", 4) if avx else ("llvm.x86.sse2.max.pd", 2)}

@@ -170,6 +170,8 @@ class StmtCodegen(ExprCodegen):
         if method is None:
             raise CompileError(f"LLVM codegen cannot handle statement {type(s).__name__}")
         method(s)
+        if not isinstance(s, (st.Store, st.LetStmt, st.Block, st.ProducerConsumer)):
+            self.forget_conversions()  # (stores forget what they change: tbaa)
 
     def bind(self, name: str, value: ll.Value, body) -> None:
         old = self.symbols.get(name)
