@@ -22,7 +22,7 @@ Node on dawn.node (here on SwiftShader), which measures in one run:
     against the packages' copy_f32 and brighten_f32 through p.run on GPUBuffers of that device
     (`bw-runs` runs back to back, the queue drained; the median awaited run; their dispatches
     replayed alone), in GB/s of bytes read + written;
-(e) only with `--only threads`: the demos' wasm threads variant (SIMD + threads, built too) at
+(e) only with `--only threads`: the demos' wasm threads variant (SIMD + threads, built then) at
     `table`^2 on each of `--threads` thread counts (workers and the caller: 5 is the issue's 4
     workers), typed arrays in and out, the issue's 'wasm threads' column.
 Writes benchmarks/results/gpu_io.json.
@@ -85,7 +85,9 @@ class CopyF32:
             g.output.vectorize(x, 4)
 
 
-def build_packages(out: pathlib.Path = BUILD, names: tuple[str, ...] | None = None) -> None:
+def build_packages(out: pathlib.Path = BUILD, names: tuple[str, ...] | None = None,
+                   threads: bool = False) -> None:
+    """The packages (webgpu variant; the demos' wasm threads variant too with `threads`)."""
     out.mkdir(parents=True, exist_ok=True)
     for name in ("brighten_f32", "copy_f32"):
         if names is None or name in names:
@@ -93,7 +95,7 @@ def build_packages(out: pathlib.Path = BUILD, names: tuple[str, ...] | None = No
     for name in DEMOS:
         if names is None or name in names:
             build.build(str(ROOT / "demos" / name / f"{name}.py"), name, str(out / name),
-                        [TARGET, THREADS], quiet=True)
+                        [TARGET, THREADS] if threads else [TARGET], quiet=True)
 
 
 def main() -> int:
@@ -116,7 +118,7 @@ def main() -> int:
     parser.add_argument("--bw-runs", type=int, default=50)
     args = parser.parse_args()
     names = tuple(args.packages.split(",")) if args.packages else None
-    build_packages(args.out.resolve(), names)
+    build_packages(args.out.resolve(), names, "threads" in args.only.split(","))
     if args.build_only:
         print(f"built in {args.out}")
         return 0
