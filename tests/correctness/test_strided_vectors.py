@@ -199,3 +199,42 @@ def test_stores_of_a_run_time_stride(target):
     inp.set(b)
     _realize_interleaved(f, hl.Float(32), 3, target,
                          np.asarray(b) * 2 + np.arange(3, dtype=np.float32)[:, None, None])
+
+
+def _taps(stride: int) -> tuple[hl.Func, hl.ImageParam]:
+    """A downsample's taps at stride * x - 1 ... stride * x + stride (runs of `stride`
+    consecutive bases, and one left over), and a tap inside a select (not always read)."""
+    inp = hl.ImageParam(hl.Int(32), 2, "inp")
+    f = hl.Func("down")
+    taps = [inp[stride * x + k, y] * (k + 3) for k in range(-1, stride + 1)]
+    f[x, y] = sum(taps[1:], taps[0]) + hl.select(x % 3 == 0, inp[stride * x + 5, y], 0)
+    f.vectorize(x, 8)
+    return f, inp
+
+
+@pytest.mark.parametrize("stride", [2, 3])
+@pytest.mark.parametrize("left", [1, 2])
+def test_downsample_taps(target, stride, left):
+    """Taps sharing dense loads give each its own lanes, at an even and an odd output min."""
+    f, inp = _taps(stride)
+    width = 3 * W
+    values = np.arange(width * H, dtype=np.int32).reshape(H, width) * 7 % 1000
+    inp.set(hl.Buffer(values))
+    xs = np.arange(left, left + 24)
+    want = sum(values[:, stride * xs + k] * (k + 3) for k in range(-1, stride + 1))
+    want = want + np.where(xs % 3 == 0, values[:, stride * xs + 5], 0)
+    check(f, [24, H], target, expected=want.T, mins=[left, 0])
+
+
+def test_downsample_taps_share_loads(tmp_path):
+    """Taps at 2x-1, 2x and at 2x+1, 2x+2 each read one run of 16 elements: two dense loads per
+    pair of taps, each shuffled twice (even and odd lanes), not two loads per tap."""
+    inp = hl.ImageParam(hl.Float(32), 2, "inp")
+    f = hl.Func("down")
+    f[x, y] = inp[2 * x - 1, y] + inp[2 * x, y] * 3 + inp[2 * x + 1, y] * 5 + inp[2 * x + 2, y]
+    f.vectorize(x, 8)
+    path = tmp_path / "down.ll"
+    f.compile_to_llvm_assembly(str(path), [inp], "down", hl.Target("x86-64-linux-sse41"))
+    text = path.read_text()
+    loads = text.count("load <8 x float>")
+    assert loads and text.count("shufflevector <8 x float>") == loads

@@ -93,6 +93,9 @@ class ExprCodegen:
         # reused_conversion's float-to-int conversions: key -> (value, buffers read).
         self.conversions: dict = {}
         self.conversions_block: ll.Block | None = None
+        # The strided loads of the store being generated that share dense loads
+        # (interleave.strided_groups).
+        self.strided_groups: dict[tuple, int] = {}
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -672,8 +675,14 @@ class ExprCodegen:
             v = self.tbaa(self.builder.load(p, typ=vt, align=t.bytes), e.name)
         elif e.predicate is None and (stride := interleave.small_stride(e.index)):
             p = self.element_pointer(e.name, self.index(e.index.base), elem)
-            v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes,
-                                        lambda load: self.tbaa(load, e.name))
+            place = self.strided_groups.get((e.name, stride, t.lanes, e.index.base))
+            if place is not None:
+                v = interleave.grouped_strided_load(self.builder, p, elem, t.lanes, stride,
+                                                    place, t.bytes,
+                                                    lambda load: self.tbaa(load, e.name))
+            else:
+                v = interleave.strided_load(self.builder, p, elem, t.lanes, stride, t.bytes,
+                                            lambda load: self.tbaa(load, e.name))
         elif e.predicate is None and (phased := interleave.phased_index(e.index)) and \
                 (v := self.phased_load(e, phased)) is not None:
             pass

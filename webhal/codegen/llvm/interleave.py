@@ -6,6 +6,11 @@ of the same buffer. k stores of stride k to consecutive bases (an unrolled chann
 interleaved RGB) are one dense store of their values interleaved. Elsewhere a strided vector is
 read and written a lane at a time, which made interleaved images 20-40x slower than planar ones.
 
+Strided loads of one buffer at consecutive bases b, b+1, ..., b+k-1 (stride k) in one store's
+value (a downsample's taps at 2x-1, 2x, 2x+1, 2x+2) together read every element of
+[b, b + k * lanes): each is k dense loads of that run and a shuffle, the same loads for all of
+them, which LLVM shares, as Halide loads each run once and takes its even and odd lanes.
+
 A load at x / d and x % d of a dense ramp x (an upsample: `f[x / 2]`, `f[x / 2 - 1 + 2 * (x % 2)]`)
 reads a short run of elements that depends only on x's phase modulo d: two dense loads inside
 that run and a shuffle per phase, chosen by a select, instead of a gather.
@@ -17,12 +22,19 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
+from webhal.analysis.linear import linear_form
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir import stmt as st
-from webhal.ir.visitor import walk
+from webhal.ir.visitor import children, walk
 
 MAX_STRIDE = 4  # beyond this a dense load reads more than it keeps
+
+
+def distance(a: ir.Expr, b: ir.Expr) -> int | None:
+    """b - a when it is a constant (common terms cancelled), else None."""
+    terms, c = linear_form(ir.Sub(b, a))
+    return None if terms else c
 
 
 def small_stride(index: ir.Expr) -> int | None:
@@ -50,6 +62,60 @@ def strided_load(b: ll.IRBuilder, base_ptr: ll.Value, elem: ll.Type, lanes: int,
     second = tag(b.load(second_ptr, typ=vt, align=align))
     picks = (j if j < width else width + j - second_at for j in range(0, span, stride))
     return b.shuffle_vector(first, second, _mask(picks))
+
+
+def strided_groups(value: ir.Expr) -> dict[tuple, int]:
+    """For each strided load in value that is always evaluated (not under a select or a call)
+    and one of k loads of the same buffer, stride k, lanes and type at consecutive bases
+    b, ..., b+k-1: (buffer, k, lanes, base) -> its place j in that run (base = b + j). Runs
+    are taken in order of base from the lowest, each base in at most one."""
+    taps: dict[tuple, list[ir.Expr]] = {}
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.Select | ir.Call):
+            continue
+        if isinstance(e, ir.Load) and e.predicate is None and e.type.lanes > 1 and \
+                (k := small_stride(e.index)):
+            bases = taps.setdefault((e.name, k, e.type.lanes, e.type), [])
+            if e.index.base not in bases:
+                bases.append(e.index.base)
+        stack.extend(c for c in children(e) if isinstance(c, ir.Expr))
+    groups: dict[tuple, int] = {}
+    for (name, k, lanes, _), bases in taps.items():
+        while bases:
+            ref = bases[0]
+            offsets = {}
+            for b in bases:
+                o = distance(ref, b)
+                if o is not None:
+                    offsets[o] = b
+            bases = [b for b in bases if b not in offsets.values()]
+            ordered = sorted(offsets)
+            i = 0
+            while i < len(ordered):
+                o = ordered[i]
+                if all(o + j in offsets for j in range(k)):
+                    for j in range(k):
+                        groups[(name, k, lanes, offsets[o + j])] = j
+                    i = ordered.index(o + k - 1) + 1
+                else:
+                    i += 1
+    return groups
+
+
+def grouped_strided_load(b: ll.IRBuilder, base_ptr: ll.Value, elem: ll.Type, lanes: int,
+                         stride: int, place: int, align: int, tag) -> ll.Value:
+    """The load at base_ptr of stride k, lanes n, the place-th of a run of k such loads
+    (strided_groups): k dense loads of n from base_ptr - place, and a shuffle."""
+    i32 = ll.IntType(32)
+    vt = ll.VectorType(elem, lanes)
+    start = b.gep(base_ptr, [ll.Constant(i32, -place)], source_etype=elem)
+    parts = [tag(b.load(b.gep(start, [ll.Constant(i32, m * lanes)], source_etype=elem),
+                        typ=vt, align=align)) for m in range(stride)]
+    wide = _concat(b, parts)
+    return b.shuffle_vector(wide, ll.Constant(wide.type, ll.Undefined),
+                            _mask(place + stride * i for i in range(lanes)))
 
 
 MAX_PHASES = 4  # x / d and x % d for d up to this
@@ -81,8 +147,7 @@ def phased_index(index: ir.Expr) -> PhasedIndex | None:
         """k when e is the first dense ramp found plus k."""
         if not (isinstance(e, ir.Ramp) and ops.is_const(e.stride, 1)):
             return None
-        k = ops.as_const(ops.sub(e.base, found.setdefault("ramp", e).base))
-        return k if isinstance(k, int) else None
+        return distance(found.setdefault("ramp", e).base, e.base)
 
     def divisor_of(e: ir.Expr) -> bool:
         d = ops.as_const(e.value) if isinstance(e, ir.Broadcast) else None

@@ -240,7 +240,11 @@ class StmtCodegen(ExprCodegen):
 
     def _s_Store(self, s):
         value_t = s.value.type
-        v = self.expr(s.value)
+        outer, self.strided_groups = self.strided_groups, interleave.strided_groups(s.value)
+        try:
+            v = self.expr(s.value)
+        finally:
+            self.strided_groups = outer
         if value_t.is_bool():
             v = self.builder.zext(v, memory_type(value_t))
         elem = memory_type(value_t.element_of())
