@@ -713,6 +713,8 @@ class ExprCodegen:
         phase = self.expr(ops.mod(phased.ramp_base, d))
 
         def pointer(offset: ll.Value) -> ll.Value:
+            if offset.type != start.type:
+                offset = self.builder.sext(offset, start.type)
             return self.element_pointer(e.name, self.builder.add(start, offset, flags=("nsw",)),
                                         elem)
         return interleave.phased_load(self.builder, pointer, phase, elem, phased.patterns,
