@@ -311,6 +311,20 @@ class ExprCodegen:
         b = self.builder
         if isinstance(e, ir.IntImm):
             return ll.Constant(I64, e.value)
+        if isinstance(e, ir.Mul) and not isinstance(e.b, ir.IntImm) and \
+                isinstance(e.a, (ir.Add, ir.Sub)) and isinstance(e.a.b, ir.IntImm):
+            # (a + k) * y as a * y + k * y, the second term frozen: LLVM folds a * y + k * y
+            # back into (a + k) * y, and then the loads at (z + k) * stride for k = -2..2 (a
+            # stencil along a loop's outer dimension) have no common part Loop Strength
+            # Reduction can see: it gave each load its own pointer, incremented every
+            # iteration (the bilateral grid's blur along z: 10, spilled to the stack; Halide's
+            # index is z * stride plus a constant offset per load). k * y fits in 64 bits, so
+            # the frozen value is never poison.
+            y = self.wide_index(e.b)
+            k = e.a.b.value if isinstance(e.a, ir.Add) else -e.a.b.value
+            offset = self.freeze(b.mul(y, ll.Constant(I64, k), flags=("nsw",)))
+            return b.add(b.mul(self.wide_index(e.a.a), y, flags=("nsw",)), offset,
+                         flags=("nsw",))
         if isinstance(e, (ir.Add, ir.Sub, ir.Mul)):
             a, c = self.wide_index(e.a), self.wide_index(e.b)
             op = {ir.Add: b.add, ir.Sub: b.sub, ir.Mul: b.mul}[type(e)]
@@ -320,6 +334,13 @@ class ExprCodegen:
             name = "llvm.smin" if isinstance(e, ir.Min) else "llvm.smax"
             return b.call(self.intrinsic(name, I64, [I64, I64]), [a, c])
         return b.sext(self.expr(e), I64)
+
+    def freeze(self, v: ll.Value) -> ll.Value:
+        """LLVM's freeze of v (llvmlite's builder has none): v itself where it is not poison,
+        and opaque to the folds of InstCombine."""
+        instr = ll.instructions.Instruction(self.builder.block, v.type, "freeze", [v])
+        self.builder._insert(instr)
+        return instr
 
     def _flags(self, t: Type) -> tuple[str, ...]:
         """Signed 32/64-bit +, - and * never overflow (Halide leaves that undefined and marks
