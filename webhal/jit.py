@@ -15,7 +15,7 @@ from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.printer import to_string
 from webhal.ir.visitor import per_node, walk
-from webhal.lower import gather_inputs, lower, output_boxes, output_region
+from webhal.lower import gather_inputs, gc_paused, lower, output_boxes, output_region
 from webhal.runtime.host import take_error
 
 _CACHE: OrderedDict = OrderedDict()
@@ -90,6 +90,7 @@ def requirements_of(pipeline) -> tuple:
     return tuple(getattr(pipeline, "_requirements", ()))
 
 
+@gc_paused  # lowering and code generation as one stretch (see gc_paused)
 def compile_jit(pipeline, target, name: str = "pipeline", definitions: tuple | None = None):
     """The compiled pipeline and its lowered Module (from the cache when unchanged)."""
     key = fingerprint(pipeline, target, definitions)

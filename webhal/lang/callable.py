@@ -7,6 +7,7 @@ import numpy as np
 
 from webhal.errors import ArgumentError, user_location
 from webhal.lang.buffer import Buffer
+from webhal.lower import gc_paused
 from webhal.target import get_host_target
 
 
@@ -14,6 +15,7 @@ class Callable:
     """Made by compile_to_callable: compiled once (lowered once, to check that `arguments`
     cover every input), then called any number of times."""
 
+    @gc_paused  # lowering and code generation as one stretch (see gc_paused)
     def __init__(self, pipeline, arguments, target):
         from webhal.aot import lower_for_aot
         self._pipeline = pipeline
