@@ -279,7 +279,11 @@ async function threadCount(where, variant, opts, node) {
 // templates/emcc_pre.js.j2).
 async function threadOptions(meta, variant, opts, threads) {
   const node = variant.wasm?.protocol === 'file:';
-  const options = { webhalPoolSize: threads - 1 };
+  // The caller is one of the threads, so the pool has threads - 1 workers, but at least one:
+  // Emscripten 3.1.6 with a pool of 0 never resolves its module (it waits for every pool
+  // worker to load the wasm, and counts down to 0 only from 1), so create({ threads: 1 })
+  // hung. The one worker sits idle: halide_set_num_threads(1) keeps the work on the caller.
+  const options = { webhalPoolSize: Math.max(1, threads - 1) };
   if (!node) {
     options.webhalWorker = () => browserWorker(meta, variant, opts);
     return options;
