@@ -228,7 +228,8 @@ const DEMOS = [
   ['unsharp', 3, { amount: 1.5 }],
 ];
 // (e) the demos' wasm threads variant at tableSize, typed arrays in and out (the issue's
-// 'wasm threads' column, 4 workers: threads 5 with the caller), for each of threadCounts: the
+// 'wasm threads' column, measured on 16 threads though labelled 4 workers: benchmarks/README.md),
+// for each of threadCounts (the caller included): the
 // median of r runs after one.
 async function threadsTable() {
   const n = tableSize;

@@ -23,8 +23,9 @@ Node on dawn.node (here on SwiftShader), which measures in one run:
     (`bw-runs` runs back to back, the queue drained; the median awaited run; their dispatches
     replayed alone), in GB/s of bytes read + written;
 (e) only with `--only threads`: the demos' wasm threads variant (SIMD + threads, built then) at
-    `table`^2 on each of `--threads` thread counts (workers and the caller: 5 is the issue's 4
-    workers), typed arrays in and out, the issue's 'wasm threads' column.
+    `table`^2 on each of `--threads` thread counts (workers and the caller), typed arrays in
+    and out, the issue's 'wasm threads' column (labelled 4 workers, measured on 16 threads:
+    benchmarks/README.md).
 Writes benchmarks/results/gpu_io.json.
 
 On the GPU machine (no webhal there): build here with --build-only, carry benchmarks/build
