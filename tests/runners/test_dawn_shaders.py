@@ -2,11 +2,14 @@
 with the line, what naga lets through; kernels beyond the adapter's limits are named."""
 
 import numpy as np
+import pytest
 
 import webhal as hl
 from webhal.codegen import device_code
+from webhal.errors import ToolchainError
 from webhal.ir.schedule import DeviceAPI
 from webhal.lower import lower
+from webhal.runners.dawn_shaders import DawnShaderChecker
 
 x, y, xi, yi = hl.Var("x"), hl.Var("y"), hl.Var("xi"), hl.Var("yi")
 
@@ -49,3 +52,18 @@ def test_a_workgroup_beyond_the_adapters_limit_is_named_not_rejected(dawn_shader
 def test_the_checker_survives_a_bad_module(dawn_shader_checker):
     assert dawn_shader_checker.check("fn f( {", {}).errors
     assert dawn_shader_checker.check("fn f() {}\n", {}).errors == ()
+
+
+def test_a_checker_out_of_time_names_the_wait_and_recovers(dawn_node):
+    inp = hl.Buffer(np.zeros((64, 64), np.int32), "inp")
+    f = hl.Func("slow")
+    f[x, y] = inp[x, y] * 3
+    f.gpu_tile(x, y, xi, yi, 8, 8)
+    source, manifest = _wgsl(f)
+    kernels = len(manifest["kernels"])
+    with DawnShaderChecker(timeout_s=0, kernel_s=0) as checker:  # no time to answer at all
+        with pytest.raises(ToolchainError, match="too busy") as e:
+            checker.check(source, manifest)
+        assert f"answered nothing in 0 s (a module of {kernels} kernels)" in str(e.value)
+        checker.timeout_s, checker.kernel_s = 60, 5
+        assert checker.check(source, manifest).errors == ()  # a new process answers

@@ -111,11 +111,15 @@ def _forward(lines, replies: queue.Queue) -> None:
 
 class DawnShaderChecker:
     """A dawn.node process that checks WGSL modules; `check` is thread-safe. A process that
-    crashes or answers nothing within `timeout_s` is reported (ToolchainError, with its output)
-    and replaced at the next check. Raises ToolchainError when Node or dawn.node is missing."""
+    crashes or answers nothing within `timeout_s`, plus `kernel_s` for each kernel of the
+    module, is reported (ToolchainError, with its output) and replaced at the next check.
+    Raises ToolchainError when Node or dawn.node is missing."""
 
-    def __init__(self, timeout_s: float = 60):
+    def __init__(self, timeout_s: float = 60, kernel_s: float = 5):
+        # Dawn compiles every kernel's pipeline (on SwiftShader, to machine code through
+        # LLVM): a pyramid's 60 kernels took over 60 s on a busy 2-core machine.
         self.timeout_s = timeout_s
+        self.kernel_s = kernel_s
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="webhal-dawn-")
         self._script = os.path.join(self._dir.name, "check_wgsl.mjs")
@@ -147,31 +151,36 @@ class DawnShaderChecker:
                    for k in manifest.get("kernels", [])]
         request = json.dumps({"code": code, "kernels": kernels,
                               "features": manifest.get("features", [])})
+        wait_s = self.timeout_s + self.kernel_s * len(kernels)
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._start()
             try:
                 self._proc.stdin.write(request + "\n")
                 self._proc.stdin.flush()
-                reply = self._replies.get(timeout=self.timeout_s)
+                reply = self._replies.get(timeout=wait_s)
             except (BrokenPipeError, queue.Empty):
                 reply = ""
             if not reply:
-                raise self._failed()
+                raise self._failed(wait_s, len(kernels))
         answer = json.loads(reply)
         if "fatal" in answer:
             raise ToolchainError(answer["fatal"], hint=DAWN_NODE_HINT)
         return Verdict(tuple(answer["errors"]), tuple(answer.get("unsupported", ())))
 
-    def _failed(self) -> ToolchainError:
+    def _failed(self, wait_s: float, kernels: int) -> ToolchainError:
         proc, self._proc = self._proc, None
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        how = (f"answered nothing in {self.timeout_s:g} s" if proc.returncode == -9
-               else f"exited ({proc.returncode})")
-        return ToolchainError(f"the dawn.node shader checker {how}", output=proc.stderr.read(),
-                              hint=DAWN_NODE_HINT)
+        if proc.returncode == -9:
+            return ToolchainError(
+                f"the dawn.node shader checker answered nothing in {wait_s:g} s "
+                f"(a module of {kernels} kernels)", output=proc.stderr.read(),
+                hint="the machine may be too busy to compile the pipelines in time: run fewer "
+                     "jobs at once, or pass a larger timeout_s/kernel_s to DawnShaderChecker")
+        return ToolchainError(f"the dawn.node shader checker exited ({proc.returncode})",
+                              output=proc.stderr.read(), hint=DAWN_NODE_HINT)
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
