@@ -180,8 +180,7 @@ def compile_module(module: ll.Module, target, *, jit: bool = False) -> llvm.Modu
         ref.verify()
     except RuntimeError as e:
         raise CompileError(f"webhal generated invalid LLVM IR (a webhal bug): {e}") from None
-    # wasm keeps LLVM's loop unrolling: its code runs in V8 or wasmtime (not measured without)
-    optimize(ref, tm, unroll=target.is_wasm)
+    optimize(ref, tm)
     return ref
 
 
