@@ -11,7 +11,7 @@
 	.type	brighten_f32,@function
 brighten_f32:
 	.functype	brighten_f32 (i32, f32, i32) -> (i32)
-	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, v128, i32, i32, i32, i32, i32, i32, v128, v128
+	.local  	i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, v128, i32, v128, v128, v128
 	block   	
 	local.get	0
 	br_if   	0
@@ -339,10 +339,6 @@ brighten_f32:
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	14
-	local.get	7
-	i32.sub 
-	local.set	9
 	local.get	1
 	f32x4.splat
 	local.set	22
@@ -362,44 +358,46 @@ brighten_f32:
 	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	6
+	local.tee	12
 	local.get	0
 	local.get	0
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	19
+	local.tee	6
+	local.get	12
 	local.get	6
-	local.get	19
 	i32.gt_s
 	i32.select
-	local.tee	15
+	local.tee	23
 	i32.le_s
 	br_if   	0
 	local.get	4
-	local.get	9
+	local.get	14
+	local.get	7
+	i32.sub 
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.set	9
+	local.set	17
 	block   	
-	local.get	6
+	local.get	12
 	i32.const	0
 	i32.gt_s
 	br_if   	0
-	local.get	15
+	local.get	23
 	i32.const	2
 	i32.shl 
 	local.set	20
 	local.get	0
-	local.get	15
+	local.get	23
 	i32.sub 
-	local.set	17
+	local.set	4
 	local.get	11
 	local.set	18
 .LBB0_33:
 	loop    	
-	local.get	9
+	local.get	17
 	local.get	18
 	local.get	10
 	i32.sub 
@@ -421,7 +419,7 @@ brighten_f32:
 	local.set	7
 	local.get	20
 	local.set	0
-	local.get	17
+	local.get	4
 	local.set	6
 .LBB0_34:
 	loop    	
@@ -444,8 +442,8 @@ brighten_f32:
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
 	f32x4.pmin
-	local.tee	23
-	local.get	23
+	local.tee	24
+	local.get	24
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
 	f32x4.lt
 	v128.andnot
@@ -479,6 +477,11 @@ brighten_f32:
 	i32.mul 
 	i32.const	2
 	i32.shl 
+	local.get	6
+	i32.const	4
+	i32.shl 
+	local.tee	12
+	i32.add 
 	local.get	14
 	i32.const	2
 	i32.shl 
@@ -489,48 +492,35 @@ brighten_f32:
 	i32.sub 
 	i32.add 
 	local.set	20
-	local.get	15
+	local.get	23
 	i32.const	2
 	i32.shl 
-	local.set	4
+	local.set	19
 	local.get	0
-	local.get	15
+	local.get	23
 	i32.sub 
-	local.set	16
-	local.get	8
-	i32.const	2
-	i32.shl 
-	local.set	24
+	local.set	9
 	local.get	13
 	i32.const	2
 	i32.shl 
-	local.set	25
-	local.get	15
-	local.get	19
-	i32.sub 
-	i32.const	1
-	i32.and 
-	local.set	26
+	local.set	15
+	local.get	8
+	i32.const	2
+	i32.shl 
+	local.set	16
+	local.get	23
 	local.get	6
-	local.get	19
-	i32.const	1
-	i32.add 
-	local.tee	27
-	i32.eq  
-	local.set	28
-	local.get	19
-	i32.const	2
-	i32.shl 
-	i32.const	2
-	i32.shl 
-	local.set	29
+	i32.sub 
+	local.set	23
 	local.get	5
-	local.set	17
+	local.get	12
+	i32.add 
+	local.set	4
 	local.get	11
 	local.set	18
 .LBB0_37:
 	loop    	
-	local.get	9
+	local.get	17
 	local.get	18
 	local.get	10
 	i32.sub 
@@ -550,106 +540,48 @@ brighten_f32:
 	i32.shl 
 	i32.add 
 	local.set	7
-	local.get	19
+	local.get	4
 	local.set	0
-	block   	
-	local.get	26
-	i32.eqz
-	br_if   	0
-	local.get	7
-	local.get	29
-	i32.add 
-	local.get	22
-	local.get	12
-	local.get	29
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
-	local.tee	23
-	local.get	23
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.lt
-	v128.andnot
-	v128.store	0:p2align=2
-	local.get	27
-	local.set	0
-.LBB0_39:
-	end_block
-	block   	
-	local.get	28
-	br_if   	0
-	local.get	15
-	local.get	0
-	i32.sub 
-	local.set	14
 	local.get	20
-	local.get	0
-	i32.const	4
-	i32.shl 
-	local.tee	6
-	i32.add 
-	local.set	0
-	local.get	17
-	local.get	6
-	i32.add 
 	local.set	6
-.LBB0_41:
+	local.get	23
+	local.set	14
+.LBB0_38:
 	loop    	
-	local.get	6
-	local.get	22
 	local.get	0
+	local.get	22
+	local.get	6
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	23
+	local.tee	24
 	f32x4.pmin
-	local.tee	30
-	local.get	30
+	local.tee	25
+	local.get	25
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	31
-	f32x4.lt
-	v128.andnot
-	v128.store	0:p2align=2
-	local.get	6
-	i32.const	16
-	i32.add 
-	local.get	22
-	local.get	0
-	i32.const	16
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	23
-	f32x4.pmin
-	local.tee	23
-	local.get	23
-	local.get	31
+	local.tee	26
 	f32x4.lt
 	v128.andnot
 	v128.store	0:p2align=2
 	local.get	0
-	i32.const	32
+	i32.const	16
 	i32.add 
 	local.set	0
 	local.get	6
-	i32.const	32
+	i32.const	16
 	i32.add 
 	local.set	6
 	local.get	14
-	i32.const	-2
+	i32.const	-1
 	i32.add 
 	local.tee	14
 	br_if   	0
-.LBB0_42:
 	end_loop
-	end_block
-	local.get	4
+	local.get	19
 	local.set	0
-	local.get	16
+	local.get	9
 	local.set	6
-.LBB0_43:
+.LBB0_40:
 	loop    	
 	local.get	7
 	local.get	0
@@ -668,11 +600,11 @@ brighten_f32:
 	i32.add 
 	v128.load	0:p2align=2
 	f32x4.mul
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
+	local.get	24
 	f32x4.pmin
-	local.tee	23
-	local.get	23
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
+	local.tee	25
+	local.get	25
+	local.get	26
 	f32x4.lt
 	v128.andnot
 	v128.store	0:p2align=2
@@ -686,14 +618,14 @@ brighten_f32:
 	local.tee	6
 	br_if   	0
 	end_loop
+	local.get	4
+	local.get	15
+	i32.add 
+	local.set	4
 	local.get	20
-	local.get	24
+	local.get	16
 	i32.add 
 	local.set	20
-	local.get	17
-	local.get	25
-	i32.add 
-	local.set	17
 	local.get	18
 	i32.const	1
 	i32.add 
@@ -702,10 +634,10 @@ brighten_f32:
 	i32.lt_s
 	br_if   	0
 	br      	2
-.LBB0_45:
+.LBB0_42:
 	end_loop
 	end_block
-	local.get	6
+	local.get	12
 	i32.const	1
 	i32.lt_s
 	br_if   	0
@@ -717,6 +649,11 @@ brighten_f32:
 	i32.mul 
 	i32.const	2
 	i32.shl 
+	local.get	6
+	i32.const	4
+	i32.shl 
+	local.tee	0
+	i32.add 
 	local.get	14
 	i32.const	2
 	i32.shl 
@@ -726,173 +663,76 @@ brighten_f32:
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	12
+	local.set	14
+	local.get	13
+	i32.const	2
+	i32.shl 
+	local.set	7
 	local.get	8
 	i32.const	2
 	i32.shl 
 	local.set	18
-	local.get	13
-	i32.const	2
-	i32.shl 
+	local.get	23
+	local.get	6
+	i32.sub 
 	local.set	20
-	local.get	15
-	local.get	19
-	i32.sub 
-	i32.const	1
-	i32.and 
-	local.set	17
-	local.get	4
-	local.get	9
-	i32.const	2
-	i32.shl 
-	i32.add 
-	local.set	16
-	local.get	6
-	local.get	19
-	i32.const	1
-	i32.add 
-	local.tee	24
-	i32.eq  
-	local.set	9
-	local.get	19
-	i32.const	2
-	i32.shl 
-	i32.const	2
-	i32.shl 
-	local.set	4
 	local.get	5
-	local.set	7
-	local.get	11
-	local.set	14
-.LBB0_47:
-	loop    	
-	local.get	19
-	local.set	0
-	block   	
-	local.get	17
-	i32.eqz
-	br_if   	0
-	local.get	5
-	local.get	14
-	local.get	11
-	i32.sub 
-	local.get	13
-	i32.mul 
-	i32.const	2
-	i32.shl 
-	i32.add 
-	local.get	4
-	i32.add 
-	local.get	22
-	local.get	16
-	local.get	14
-	local.get	10
-	i32.sub 
-	local.get	8
-	i32.mul 
-	i32.const	2
-	i32.shl 
-	i32.add 
-	local.get	4
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	f32x4.pmin
-	local.tee	23
-	local.get	23
-	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	f32x4.lt
-	v128.andnot
-	v128.store	0:p2align=2
-	local.get	24
-	local.set	0
-.LBB0_49:
-	end_block
-	block   	
-	local.get	9
-	br_if   	0
-	local.get	15
 	local.get	0
-	i32.sub 
-	local.set	6
+	i32.add 
+	local.set	12
+.LBB0_44:
+	loop    	
 	local.get	12
-	local.get	0
-	i32.const	4
-	i32.shl 
-	local.tee	3
-	i32.add 
 	local.set	0
-	local.get	7
-	local.get	3
-	i32.add 
+	local.get	14
 	local.set	3
-.LBB0_51:
+	local.get	20
+	local.set	6
+.LBB0_45:
 	loop    	
-	local.get	3
-	local.get	22
 	local.get	0
+	local.get	22
+	local.get	3
 	v128.load	0:p2align=2
 	f32x4.mul
 	v128.const	0x1p0, 0x1p0, 0x1p0, 0x1p0
-	local.tee	23
 	f32x4.pmin
-	local.tee	30
-	local.get	30
+	local.tee	24
+	local.get	24
 	v128.const	0x0p0, 0x0p0, 0x0p0, 0x0p0
-	local.tee	31
-	f32x4.lt
-	v128.andnot
-	v128.store	0:p2align=2
-	local.get	3
-	i32.const	16
-	i32.add 
-	local.get	22
-	local.get	0
-	i32.const	16
-	i32.add 
-	v128.load	0:p2align=2
-	f32x4.mul
-	local.get	23
-	f32x4.pmin
-	local.tee	23
-	local.get	23
-	local.get	31
 	f32x4.lt
 	v128.andnot
 	v128.store	0:p2align=2
 	local.get	0
-	i32.const	32
+	i32.const	16
 	i32.add 
 	local.set	0
 	local.get	3
-	i32.const	32
+	i32.const	16
 	i32.add 
 	local.set	3
 	local.get	6
-	i32.const	-2
+	i32.const	-1
 	i32.add 
 	local.tee	6
 	br_if   	0
-.LBB0_52:
 	end_loop
-	end_block
 	local.get	12
-	local.get	18
+	local.get	7
 	i32.add 
 	local.set	12
-	local.get	7
-	local.get	20
-	i32.add 
-	local.set	7
 	local.get	14
+	local.get	18
+	i32.add 
+	local.set	14
+	local.get	11
 	i32.const	1
 	i32.add 
-	local.tee	14
+	local.tee	11
 	local.get	21
 	i32.lt_s
 	br_if   	0
-.LBB0_53:
+.LBB0_47:
 	end_loop
 	end_block
 	local.get	2
