@@ -181,6 +181,28 @@ def _vectorized_brighten(t):
     return inp, f
 
 
+def check_vectorized_brighten(inp, f, t, dtype, target) -> None:
+    """_vectorized_brighten's f against numpy over aligned regions (the vector kernel runs)
+    and unaligned ones (mins, widths and input crops off by one: the scalar kernel runs)."""
+    rng = np.random.default_rng(1)
+    data = (rng.random((40, 80)) * 100 - 50 * t.is_int()).astype(dtype)
+    # (width, height, output min x, y, input crop x)
+    for w, h, ox, oy, cx in [(64, 16, 0, 0, 0), (64, 16, 4, 3, 0), (64, 12, 8, 0, 4),
+                             (66, 9, 0, 0, 0), (64, 16, 1, 0, 0), (64, 16, 4, 0, 1),
+                             (36, 5, 0, 0, 0)]:
+        image = hl.Buffer(data[:, cx:])
+        image.set_min([cx, 0])
+        inp.set(image)
+        out = hl.Buffer(t, [w, h])
+        out.set_min([ox, oy])
+        f.realize(out, hl.Target(target))
+        region = data[oy:oy + h, ox:ox + w]
+        expected = region * 3 + 1 if t.is_float() else \
+            (region.astype(np.int64) * 3 + 1).astype(dtype)  # wrapping, as the types do
+        np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6,
+                                   err_msg=f"{t} {(w, h, ox, oy, cx)}")
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_dense_vector_accesses_are_whole_vectors(target, wgpu_adapter):
     """A gpu_tile'd Func vectorized by 4 reads and writes array<vec4<...>> views of its
@@ -197,23 +219,7 @@ def test_dense_vector_accesses_are_whole_vectors(target, wgpu_adapter):
         assert f"b_0_{view};" in wgsl and f"b_1_{view};" in wgsl, t
         assert [k["name"] for k in manifest["kernels"]] == ["kernel_0_bright",
                                                              "kernel_0_bright_vec"]
-        rng = np.random.default_rng(1)
-        data = (rng.random((40, 80)) * 100 - 50 * t.is_int()).astype(dtype)
-        # (width, height, output min x, y, input crop x): aligned ones run the vector kernel
-        for w, h, ox, oy, cx in [(64, 16, 0, 0, 0), (64, 16, 4, 3, 0), (64, 12, 8, 0, 4),
-                                 (66, 9, 0, 0, 0), (64, 16, 1, 0, 0), (64, 16, 4, 0, 1),
-                                 (36, 5, 0, 0, 0)]:
-            image = hl.Buffer(data[:, cx:])
-            image.set_min([cx, 0])
-            inp.set(image)
-            out = hl.Buffer(t, [w, h])
-            out.set_min([ox, oy])
-            f.realize(out, hl.Target(target))
-            region = data[oy:oy + h, ox:ox + w]
-            expected = region * 3 + 1 if t.is_float() else \
-                (region.astype(np.int64) * 3 + 1).astype(dtype)  # wrapping, as the types do
-            np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6,
-                                       err_msg=f"{t} {(w, h, ox, oy, cx)}")
+        check_vectorized_brighten(inp, f, t, dtype, target)
 
 
 def test_unaligned_accesses_stay_scalar(wgpu_adapter):
