@@ -49,6 +49,32 @@ async function timed(fn, n, own = false) {
   return median(times);
 }
 
+// `fns` timed in the same rounds, one call of each per round in turn (ABAB...), after one
+// round to warm up: each one's times, round by round. A ratio of two of them taken per round
+// and its median over the rounds is robust to the machine's drift between rounds.
+async function interleaved(fns, rounds) {
+  for (const fn of fns) await fn();
+  const times = fns.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (let j = 0; j < fns.length; j++) {
+      const t = now();
+      await fns[j]();
+      times[j].push(now() - t);
+    }
+  }
+  return times;
+}
+
+// The per-round ratios a[i] / b[i]: their median, quartiles and extremes.
+function ratios(a, b) {
+  const r = a.map((x, i) => x / b[i]).sort((x, y) => x - y);
+  const at = (q) => r[Math.min(r.length - 1, Math.round(q * (r.length - 1)))];
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75), min: r[0], max: r[r.length - 1],
+    rounds: r.length };
+}
+const spread = (q) => `${q.median.toFixed(3)}x (quartiles ${q.q1.toFixed(3)}-${q.q3.toFixed(3)}, `
+  + `${q.rounds} rounds)`;
+
 const result = { adapter: null, io: [], call: null, table: [], bw: null, threads: [] };
 
 // (a) float32 brighten, typed arrays in and out, against Dawn's own round trip for the bytes.
@@ -63,15 +89,14 @@ async function io(create) {
     const out = new Float32Array(count);
     const inputs = { input: { data: input, shape: [n, n] }, gain: 1.5, bias: 0.1 };
     const r = Math.max(3, Math.round(reps * Math.min(1, (2048 * 2048) / count) * 2));
-    const inPlace = await timed(() => p.run(inputs, { shape: [n, n], data: out }), r);
-    const fresh = await timed(() => p.run(inputs, { shape: [n, n] }), r);
+    await p.run(inputs, { shape: [n, n], data: out });
     const check = out[1000] === Math.fround(Math.fround(input[1000] * 1.5) + 0.1)
       || Math.abs(out[1000] - (input[1000] * 1.5 + 0.1)) < 1e-6;
     // The floor: writeBuffer, a copy into a reused MAP_READ buffer, mapAsync, one copy out.
     const bytes = count * 4;
     const src = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST | COPY_SRC });
     const staging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
-    const floor = await timed(async () => {
+    const roundTrip = async () => {
       device.queue.writeBuffer(src, 0, input);
       const e = device.createCommandEncoder();
       e.copyBufferToBuffer(src, 0, staging, 0, bytes);
@@ -79,7 +104,14 @@ async function io(create) {
       await staging.mapAsync(MAP_READ);
       out.set(new Float32Array(staging.getMappedRange()));
       staging.unmap();
-    }, r);
+    };
+    // In place, a new array and the round trip in the same rounds, in turn.
+    const [inPlaceTimes, freshTimes, floorTimes] = await interleaved([
+      () => p.run(inputs, { shape: [n, n], data: out }), () => p.run(inputs, { shape: [n, n] }),
+      roundTrip], r);
+    const [inPlace, fresh, floor] = [inPlaceTimes, freshTimes, floorTimes].map(median);
+    const inPlaceOverRoundTrip = ratios(inPlaceTimes, floorTimes);
+    const newArrayOverRoundTrip = ratios(freshTimes, floorTimes);
     // The kernel itself (on GPUBuffers, replayed): what a software adapter adds to the trip.
     const gpuIn = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST });
     const gpuOut = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC });
@@ -88,13 +120,16 @@ async function io(create) {
     for (const b of [src, staging, gpuIn, gpuOut]) b.destroy();
     const row = { size: n, inPlaceMs: inPlace, newArrayMs: fresh, floorMs: floor,
       kernelMs: kernel, ratio: inPlace / floor, ratioNewArray: fresh / floor,
-      ratioWithKernel: inPlace / (floor + kernel), correct: check };
+      ratioWithKernel: inPlace / (floor + kernel), inPlaceOverRoundTrip, newArrayOverRoundTrip,
+      correct: check };
     result.io.push(row);
     log(`brighten f32 ${n}x${n}: typed arrays in place ${inPlace.toFixed(3)} ms, new array `
       + `${fresh.toFixed(3)} ms; Dawn round trip ${floor.toFixed(3)} ms: `
       + `${row.ratio.toFixed(2)}x (new array ${row.ratioNewArray.toFixed(2)}x); the kernel `
       + `${kernel.toFixed(3)} ms: in place / (round trip + kernel) `
-      + `${row.ratioWithKernel.toFixed(2)}x${check ? '' : ' (WRONG RESULT)'}`);
+      + `${row.ratioWithKernel.toFixed(2)}x; per round (interleaved): in place / round trip `
+      + `${spread(inPlaceOverRoundTrip)}, new array ${spread(newArrayOverRoundTrip)}`
+      + `${check ? '' : ' (WRONG RESULT)'}`);
   }
   return p;
 }
@@ -261,15 +296,35 @@ async function table() {
     const data = new Uint8Array(count).map((_, i) => (i * 7919) % 251);
     const inputs = { input: { data, shape }, ...scalars };
     const r = Math.max(3, reps);
-    const typed = await timed(() => p.run(inputs, { shape }), r);
     const mine = new Uint8Array(count);
-    const inPlace = await timed(() => p.run(inputs, { shape, data: mine }), r);
     const words = Math.ceil(count / 4) * 4;
     const input = device.createBuffer({ size: words, usage: STORAGE | COPY_DST });
     const padded = new Uint8Array(words);
     padded.set(data);
     device.queue.writeBuffer(input, 0, padded);
     const output = device.createBuffer({ size: words, usage: STORAGE | COPY_SRC });
+    const staging = device.createBuffer({ size: words, usage: MAP_READ | COPY_DST });
+    // Dawn's round trip for this call's bytes (in and out), the floor of the typed-array call.
+    const roundTrip = async () => {
+      device.queue.writeBuffer(input, 0, padded);
+      const e = device.createCommandEncoder();
+      e.copyBufferToBuffer(output, 0, staging, 0, words);
+      device.queue.submit([e.finish()]);
+      await staging.mapAsync(MAP_READ);
+      mine.set(new Uint8Array(staging.getMappedRange(), 0, count));
+      staging.unmap();
+    };
+    // Typed arrays (a new output array, as a page calls them; and written in place) and the
+    // round trip in the same rounds, in turn: their ratio per round, its median over the
+    // rounds (the round trip alone moved 9-18% between runs).
+    const [typedTimes, inPlaceTimes, floorTimes] = await interleaved([
+      () => p.run(inputs, { shape }), () => p.run(inputs, { shape, data: mine }), roundTrip],
+    2 * r);
+    const typed = median(typedTimes);
+    const inPlace = median(inPlaceTimes);
+    const floor = median(floorTimes);
+    const typedOverRoundTrip = ratios(typedTimes, floorTimes);
+    const inPlaceOverRoundTrip = ratios(inPlaceTimes, floorTimes);
     const onGpu = [{ ...inputs, input: { data: input, shape } }, { shape, data: output }];
     for (let i = 0; i < 3; i++) await p.run(...onGpu);
     await device.queue.onSubmittedWorkDone();
@@ -295,28 +350,20 @@ async function table() {
     for (let i = 0; i < k; i++) await p.run(...onGpu);
     await device.queue.onSubmittedWorkDone();
     const buffers = (now() - t) / k;
-    // Dawn's round trip for this call's bytes (in and out), the floor of the typed-array call.
-    const staging = device.createBuffer({ size: words, usage: MAP_READ | COPY_DST });
-    const floor = await timed(async () => {
-      device.queue.writeBuffer(input, 0, padded);
-      const e = device.createCommandEncoder();
-      e.copyBufferToBuffer(output, 0, staging, 0, words);
-      device.queue.submit([e.finish()]);
-      await staging.mapAsync(MAP_READ);
-      mine.set(new Uint8Array(staging.getMappedRange(), 0, count));
-      staging.unmap();
-    }, r);
     const row = { demo: name, shape, typedMs: typed, inPlaceMs: inPlace, gpuBuffersMs: buffers,
       gpuBuffersAwaitedMs: awaited, gpuBuffersAloneMs: alone, roundTripMs: floor,
       typedOverFloor: typed / (floor + buffers), inPlaceOverFloor: inPlace / (floor + buffers),
-      inPlaceOverFloorAlone: inPlace / (floor + alone) };
+      inPlaceOverFloorAlone: inPlace / (floor + alone), typedOverRoundTrip,
+      inPlaceOverRoundTrip };
     result.table.push(row);
     log(`${name} ${shape.join('x')}: typed arrays ${typed.toFixed(2)} ms (in place `
       + `${inPlace.toFixed(2)}), GPUBuffers ${buffers.toFixed(3)} ms (awaited, GPU not waited `
       + `for: ${awaited.toFixed(3)} ms), Dawn round trip of its bytes ${floor.toFixed(2)} ms; `
       + `typed / (GPUBuffers + round trip) ${row.typedOverFloor.toFixed(2)}x (in place `
       + `${row.inPlaceOverFloor.toFixed(2)}x); one run alone on an idle GPU ${alone.toFixed(2)} ms, `
-      + `in place / (run alone + round trip) ${row.inPlaceOverFloorAlone.toFixed(2)}x`);
+      + `in place / (run alone + round trip) ${row.inPlaceOverFloorAlone.toFixed(2)}x; per round `
+      + `(interleaved): typed / round trip ${spread(typedOverRoundTrip)}, in place / round trip `
+      + `${spread(inPlaceOverRoundTrip)}`);
     for (const b of [input, output, staging]) b.destroy();
     await p.dispose();
   }

@@ -9,13 +9,18 @@ float32 copy and the demos' local Laplacian, bilateral grid and unsharp mask (or
 Node on dawn.node (here on SwiftShader), which measures in one run:
 (a) the float32 brighten with typed arrays in and out (written in place, and a new output
     array) at each size, against Dawn's own round trip for the same bytes (writeBuffer, a copy
-    into a reused MAP_READ buffer, mapAsync, one copy out); goal within 1.3x;
+    into a reused MAP_READ buffer, mapAsync, one copy out); goal within 1.3x. The three are
+    timed in the same rounds, in turn, and each ratio is also given as the median of its
+    per-round ratios (with quartiles): the machine drifts between rounds;
 (b) the brighten on GPUBuffers at 2048x2048: the median of `calls` awaited runs, against the
     kernel alone (its dispatch replayed `calls` times in one submission) and a bare dispatch
     and submit; goal at most 0.04 ms more than the kernel;
 (c) the demos at `table`^2 (x3 for the colour ones), typed arrays in and out against
     GPUBuffers (runs back to back, the queue drained at the end; and one run alone on an idle
-    GPU, drained: an idle GPU's lower clocks slow compute-bound kernels several times);
+    GPU, drained: an idle GPU's lower clocks slow compute-bound kernels several times) and
+    against Dawn's round trip of the call's bytes, timed in the same rounds as the typed
+    calls, in turn (`typedOverRoundTrip`, `inPlaceOverRoundTrip`: the median of the per-round
+    ratios, quartiles and extremes, over 2 x `reps` rounds);
 (d) only with `--only bw`: bandwidth at `bw-size`^2 float32 on one device (issue 30's goal:
     the package's brighten and copy on GPUBuffers at >= 90% of a hand-written WGSL copy's):
     a hand-written WGSL copy (array<vec4<f32>>) dispatched `bw-runs` times in one submission,

@@ -4,7 +4,8 @@
 // device buffers follow host memory through dirty flags.
 //
 // Host copies are kept to the floor: an input only kernels read is written to the GPU straight
-// from the caller's typed array (the wasm gets host memory it never reads), and outputs come
+// from the caller's typed array (the wasm gets host memory it never reads; one of 4 MiB or
+// more through a MAP_WRITE buffer kept per input, mapped between runs), and outputs come
 // back through MAP_READ staging buffers kept per buffer, straight into the caller's array where
 // only kernels write them. A run's dispatches (and its readback copies) are recorded into one
 // command encoder and submitted once, at the end of the run or before anything the queue must
@@ -41,8 +42,10 @@ export class WebGPUError extends Error {}
 // one more of the same size is made ahead for the next run, dropped if no run takes it within
 // a second. Where no worker can start, the array is made here as before.
 
-/** Outputs of at least this many bytes come in arrays made by the worker. */
+/** Outputs of at least this many bytes come in arrays made by the worker; inputs of at least
+ * this many go to the GPU through a MAP_WRITE buffer kept per input (WebGPURuntime._staged). */
 export const FRESH_MIN_BYTES = 1 << 22;
+const UPLOAD_MIN_BYTES = FRESH_MIN_BYTES;
 const SPARE_MS = 1000;
 const WORKER_WAIT_MS = 5000;
 const PAGE = 4096;
@@ -153,8 +156,8 @@ export class FreshArray {
 
 // GPUBufferUsage and GPUMapMode bits (fixed by the WebGPU specification), spelled out so that
 // the runtime needs no globals in Node.
-const USAGE = Object.freeze({ MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40,
-  STORAGE: 0x80 });
+const USAGE = Object.freeze({ MAP_READ: 0x1, MAP_WRITE: 0x2, COPY_SRC: 0x4, COPY_DST: 0x8,
+  UNIFORM: 0x40, STORAGE: 0x80 });
 export const BUFFER_USAGE = USAGE;
 
 /** Whether `value` is a GPUBuffer (by its shape: Node's bindings define no global class). */
@@ -163,6 +166,7 @@ export function isGpuBuffer(value) {
     && typeof value.size === 'number' && typeof value.usage === 'number';
 }
 const MAP_READ = 0x1;
+const MAP_WRITE = 0x2;
 
 // No arguments bound (between runs).
 const NONE = new Map();
@@ -366,6 +370,7 @@ export class WebGPURuntime {
       .filter((b) => k.buffers.includes(b.binding)).map((b) => b.id));
     this.buffers = new Map();   // id -> { gpu, nbytes, host, hostBytes, hostNewer, deviceNewer, into }
     this.staging = new Map();   // id -> MAP_READ buffer of its size, reused by every readback
+    this.uploads = new Map();   // id -> MAP_WRITE buffer of its size, for large inputs (_upload)
     this.bindGroups = new Map();
     // Per kernel: the last bind group taken and what it binds (buffers, args slot), so that a
     // run binding the same buffers as the last one skips building the cache key.
@@ -515,7 +520,7 @@ export class WebGPURuntime {
       }
       const bytes = new Uint8Array(array.buffer, array.byteOffset, nbytes);
       if (this.outputs.has(name)) b.into = bytes;
-      else this._upload(b.gpu, bytes, name);
+      else this._upload(b.gpu, bytes, name, id);
     });
   }
 
@@ -748,22 +753,56 @@ export class WebGPURuntime {
 
   // Write `bytes` (a Uint8Array, buffer `name`'s) to the start of `gpu`. writeBuffer takes
   // whole 4-byte words: a last partial word goes through a 4-byte copy. Dawn copies the data
-  // before returning.
-  _upload(gpu, bytes, name) {
+  // before returning. A caller's array of at least UPLOAD_MIN_BYTES (buffer `id`'s) goes
+  // through a MAP_WRITE buffer of its own instead (_staged).
+  _upload(gpu, bytes, name, id = -1) {
     this.log = null;  // host data went to the GPU: a replay would not send it again
     const start = this.profiler && performance.now();
-    const whole = bytes.length & ~3;
-    if (whole) {
-      // A view of shared memory (a threads variant's heap) is copied first.
-      const data = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice(0, whole);
-      this.device.queue.writeBuffer(gpu, 0, data, 0, whole);
-    }
-    if (whole < bytes.length) {
-      const tail = new Uint8Array(4);
-      tail.set(bytes.subarray(whole));
-      this.device.queue.writeBuffer(gpu, whole, tail);
+    if (!(id >= 0 && bytes.length >= UPLOAD_MIN_BYTES && this._staged(gpu, bytes, id))) {
+      const whole = bytes.length & ~3;
+      if (whole) {
+        // A view of shared memory (a threads variant's heap) is copied first.
+        const data = bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice(0, whole);
+        this.device.queue.writeBuffer(gpu, 0, data, 0, whole);
+      }
+      if (whole < bytes.length) {
+        const tail = new Uint8Array(4);
+        tail.set(bytes.subarray(whole));
+        this.device.queue.writeBuffer(gpu, whole, tail);
+      }
     }
     if (this.profiler) this.profiler.uploaded(name, performance.now() - start);
+  }
+
+  // A large input through buffer `id`'s MAP_WRITE buffer, kept mapped between runs: the bytes
+  // copied into its mapped range, and its copy into `gpu` submitted at once (ordered on the
+  // queue as writeBuffer would be; the GPU copies while the wasm records the run), then mapped
+  // again for the next run. Dawn stages a writeBuffer larger than its 4 MB ring buffer in a
+  // buffer made for that call, and pays for its allocation and fresh pages: 50 MB cost 16.5 ms
+  // in writeBuffer on the H200 (dawn.node), 5.3 ms copied into this buffer. False, having
+  // written nothing, while the buffer is not mapped (the GPU still on the last run's copy, a
+  // run not awaiting its results): writeBuffer then.
+  _staged(gpu, bytes, id) {
+    const size = Math.ceil(bytes.length / 4) * 4;
+    let s = this.uploads.get(id);
+    if (s?.size !== size) {
+      s?.destroy();
+      s = this.device.createBuffer({ size, usage: USAGE.MAP_WRITE | USAGE.COPY_SRC,
+        mappedAtCreation: true });
+      this.uploads.set(id, s);
+    }
+    if (s.mapState !== 'mapped') {
+      // (unmapped and no map pending: the last one failed; asked again for the next run)
+      if (s.mapState === 'unmapped') s.mapAsync(MAP_WRITE).catch(() => {});
+      return false;
+    }
+    new Uint8Array(s.getMappedRange(0, size), 0, bytes.length).set(bytes);
+    s.unmap();
+    const encoder = this.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(s, 0, gpu, 0, size);
+    this.queue.submit([encoder.finish()]);
+    s.mapAsync(MAP_WRITE).catch(() => {});
+    return true;
   }
 
   // The MAP_READ buffer that buffer `id`'s results come back through, kept across runs.
@@ -821,11 +860,13 @@ export class WebGPURuntime {
   destroy() {
     for (const b of this.buffers.values()) if (!b.user) b.gpu.destroy();
     for (const s of this.staging.values()) s.destroy();
+    for (const s of this.uploads.values()) s.destroy();
     this.argsBuffer?.destroy();
     this.argsBuffer = null;
     this.profiler?.destroy();
     this.buffers.clear();
     this.staging.clear();
+    this.uploads.clear();
     this.bindGroups.clear();
     this.replays = [];
     this.candidate = null;
