@@ -12,7 +12,12 @@ that computes each row once). The model charges, per group:
   back; a fused producer's strip (or its sliding window's rows) costs traffic only beyond the
   cache;
 - the worker pool: jobs run `threads` at a time, each job costs `job_ns` to hand out;
-- on WebGPU: a fixed cost per dispatch and per buffer. A producer read by one consumer's
+- on WebGPU: a fixed cost per dispatch and per buffer; per kernel its arithmetic (each
+  distinct instance of an inlined producer once), a load instruction per distinct tap (served
+  by cache where neighbouring invocations read the same or adjacent elements), and memory
+  traffic for the distinct elements each workgroup's tile reads from a stored Func or an
+  input (its footprint: a vertical pass over an inlined horizontal one reads its tile plus a
+  halo, not sixteen elements a point) and writes. A producer read by one consumer's
   stencil may be computed per workgroup into workgroup memory (`shared`): no dispatch or buffer
   of its own, its loads from it cheap, at the price of the halo each workgroup recomputes, a
   barrier, and a workgroup that must hold the tile's footprint within the adapter's limits.
@@ -82,6 +87,9 @@ def pow2_at_least(n: int, cap: int) -> int:
     return max(1, min(cap, 1 << max(0, math.ceil(math.log2(max(n, 1))))))
 
 
+# The most values of a third Var an invocation computes, unrolled (CostModel.layers_inside).
+MAX_UNROLLED_LAYERS = 8
+
 # Workgroups a dispatch should have at least (a GPU runs tens of them at once), and the
 # invocations a workgroup shrinks to at the least to get them (half an NVIDIA warp).
 MIN_WORKGROUPS = 32
@@ -109,6 +117,43 @@ def _plain(tap) -> tuple:
     """A tap's coordinates as (var, coeff, lo, hi) with a float coefficient (halves and
     doubles are exact), cheaper to compose and hash than Fractions."""
     return tuple((c.var, float(c.coeff), c.lo, c.hi) for c in tap)
+
+
+def _box(where: tuple, extents: dict[str, int]) -> tuple:
+    """The elements a tap at `where` (composed coordinates, see _compose) reads over a
+    workgroup's tile of `extents` points per Var: per coordinate an interval, or for a
+    data-dependent one its read's tag (one element a point, in no box with another tag)."""
+    out = []
+    for c in where:
+        if c[0] == "?":
+            out.append(("?", c[1]))
+        elif c[0] == "":
+            out.append((c[2], c[3]))
+        else:
+            span = c[1] * (extents.get(c[0], 1) - 1)
+            out.append((c[2] + min(0.0, span), c[3] + max(0.0, span)))
+    return tuple(out)
+
+
+def _footprint(boxes: list[tuple]) -> float:
+    """Distinct elements the boxes of one producer's taps cover: the taps of a stencil
+    overlap, so the boxes of taps that share their data-dependent coordinates are one box
+    (their bounding box); those with other data-dependent reads are apart."""
+    groups: dict[tuple, list] = {}
+    for b in boxes:
+        key = tuple(c[1] if c[0] == "?" else None for c in b)
+        g = groups.get(key)
+        if g is None:
+            groups[key] = [list(c) if c[0] != "?" else None for c in b]
+            continue
+        for d, c in enumerate(b):
+            if c[0] != "?":
+                g[d][0], g[d][1] = min(g[d][0], c[0]), max(g[d][1], c[1])
+    total = 0.0
+    for g in groups.values():
+        total += math.prod(max(1, math.floor(c[1]) - math.ceil(c[0]) + 1)
+                           for c in g if c is not None)
+    return total
 
 
 class CostModel:
@@ -141,8 +186,9 @@ class CostModel:
         instance of its inlined producers (one producer read at the same offsets twice is the
         same value, computed once: the WGSL compiler's and the driver's common subexpressions,
         as in the Sobel magnitude, whose four inlined smoothing passes share the 3x3 input
-        taps), and one load per distinct element read from a stored Func or an input. It
-        depends only on which Funcs the kernel inlines, so it is computed once per such set."""
+        taps), a load per distinct tap of a stored Func or an input, and the memory traffic of
+        the distinct elements a workgroup's tile reads of each, per point. It depends only
+        on which Funcs the kernel inlines, so it is computed once per such set."""
         inlined, shared, stack = [], set(), [fid]
         while stack:
             f = stack.pop()
@@ -165,6 +211,10 @@ class CostModel:
         cost = 0.0
         seen: set = set()
         unique: dict = {}  # a data-dependent coordinate's read, as a small number
+        # what the kernel loads from memory: per stored producer, its element's bytes and
+        # the boxes of its taps over a workgroup's tile (see _footprint_bytes)
+        stored: dict[int, tuple[int, list]] = {}
+        extents = self._tile_extents(fid)
         stack = [(fid, {v: (v, 1, 0, 0) for v in root.fn.pure_args})]
         while stack:
             f, at = stack.pop()
@@ -182,13 +232,57 @@ class CostModel:
                     seen.add((pid, where))
                     if inlined:
                         stack.append((pid, dict(zip(r.producer.pure_args, where))))
-                    elif any(c[0] is None for c in tap):
+                        continue
+                    if any(c[0] is None for c in tap):
                         cost += m.gather_ns
                     elif choices.get(pid) == SHARED:
                         cost += m.shared_load_ns
+                        continue
                     else:
                         cost += m.load_ns
+                    stored.setdefault(pid, (r.bits // 8, []))[1].append(
+                        _box(where, extents))
+        points_per_tile = math.prod(extents.values())
+        for nbytes, boxes in stored.values():
+            cost += _footprint(boxes) * nbytes * m.byte_ns / points_per_tile
         return cost
+
+    def _tile_extents(self, fid: int) -> dict[str, int]:
+        """Points of Func `fid` per workgroup of its kernel, per pure Var: x and y over the
+        invocations as plan._gpu_stage tiles them (x in elements: `gpu_pack` per
+        invocation), a third Var a block dimension (one value), further Vars loops inside
+        each invocation (all their values)."""
+        fn = self.nodes[fid].fn
+        region = self.regions[fid]
+        args = fn.pure_args
+        if not args:
+            return {}
+        pack = gpu_pack(fn)
+        width = region[0][1]
+        words = -(-width // pack) if pack > 1 and width >= pack else width
+        if len(args) == 1:
+            return {args[0]: pow2_at_least(words, 64) * pack}
+        inside = self.layers_inside(fid)
+        layers = region[2][1] if len(region) >= 3 and not inside else 1
+        tx, ty = tile_shape(words, region[1][1], layers, (16, 16))
+        out = {args[0]: tx * (pack if words != width else 1), args[1]: ty}
+        for d, v in enumerate(args[2:], start=2):
+            out[v] = 1 if d == 2 and not inside else max(1, region[d][1])
+        return out
+
+    def layers_inside(self, fid: int) -> bool:
+        """Whether GPU stage `fid` (x, y and a third Var of a few values whatever the
+        estimates: the local Laplacian's eight intensity levels) computes every value of its
+        third Var in each invocation, unrolled, rather than one per workgroup (a block
+        dimension): what it reads at (x, y) alone is then read once for all of them, not
+        once per workgroup of each layer from memory (a buffer larger than the GPU's cache
+        is read again for each). The local Laplacian's remapped copies at 4096^2 with k a
+        block dimension read the 64 MB luminance once per level: the whole filter at 4096^2 took
+        1.30x its hand schedule's time on the H200, 0.94-0.98x with them unrolled."""
+        fn = self.nodes[fid].fn
+        region = self.regions[fid]
+        return len(fn.pure_args) == 3 and not fn.updates and (fid, 2) in self.fixed and \
+            region[2][1] <= MAX_UNROLLED_LAYERS
 
     def _plain_taps(self, r) -> list[tuple]:
         cache = self.__dict__.setdefault("_taps", {})

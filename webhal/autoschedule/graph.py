@@ -40,6 +40,7 @@ class Read:
     taps: list[tuple[Coord, ...]] = field(default_factory=list)
     # each call's argument expressions (None for an update's), for exact regions (regions.py)
     args: list[tuple | None] = field(default_factory=list)
+    bits: int = 8             # widest element the calls load (the memory traffic of a read)
 
     @property
     def is_stencil(self) -> bool:
@@ -208,10 +209,12 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                         coords = [Coord(None) for _ in coords]
                     r = by_producer.get(id(c.func))
                     args = tuple(c.args) if d is pure else None
+                    bits = max(8, c.type.bits)
                     if r is None:
                         by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)],
-                                                       [args])
+                                                       [args], bits)
                     else:
+                        r.bits = max(r.bits, bits)
                         r.coords = [_merge(a, b) for a, b in zip(r.coords, coords)]
                         r.count += 1
                         r.taps.append(tuple(coords))

@@ -117,7 +117,10 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                     got = [model.shared_footprint(fid, p, tx, ty) for p in members]
                     return all(inv <= m.max_invocations for _, inv, _ in got) and \
                         sum(b for _, _, b in got) <= m.workgroup_storage_bytes
-            out += _gpu_stage(fn, key[id(fn)], 0, fn.pure_args, region, node.is_output, tile,
+            pure, layers = list(fn.pure_args), []
+            if not members and model.layers_inside(fid):
+                pure, layers = pure[:2], pure[2:]
+            out += _gpu_stage(fn, key[id(fn)], 0, pure, region, node.is_output, tile, layers,
                               fixed=fixed, fits=fits, names=names)
             if members:
                 shared_blocks[fid] = names["block"]

@@ -124,9 +124,7 @@ def evaluate(model: CostModel, order, choices, forced_rows: dict[int, int] | Non
             c = model.group_cost(g, choices, 0)
             if c is None:
                 return None
-            if not model.nodes[gid].is_output:
-                c += model.root_read_traffic(gid)
-            total += c
+            total += c  # its buffer's reads are its consumers' (cost._footprint)
             rows[gid] = 0
             continue
         best = None
