@@ -69,9 +69,10 @@ _HOST = dict(job_ns=1500.0, op_ns=0.3, widen_ns=0.3, gather_ns=1.0, byte_ns=0.08
 # the model keeps other costs (a dispatch, a tap) as measured before: at 0.03 only the local
 # Laplacian's schedules moved (its fine levels' horizontal passes inlined into their vertical
 # ones, as its hand schedule has them: 4096^2 on the H200 1.59x -> 1.30x of the hand
-# schedule, 0.94-0.98x with cost.CostModel.layers_inside); at 0.08 the u8 blur's horizontal pass would be inlined too (not measured), at
-# 0.004 (charging each tap as a load from memory and a buffer's traffic at a fifth of one)
-# the local Laplacian kept 30 dispatches to the hand schedule's 25.
+# schedule, 0.94-0.98x with cost.CostModel.layers_inside); at 0.08 the u8 blur's horizontal
+# pass would be inlined too at 1024^2 (not measured); at 0.004 (each tap charged as a load
+# from memory, a buffer's traffic at a fifth of one) the local Laplacian kept 30 dispatches
+# at 4096^2 to the hand schedule's 25.
 _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.03,
             cache_bytes=16384, realize_ns=5000.0, dispatch_ns=40000.0, load_ns=0.04,
             shared_load_ns=0.01, barrier_ns=1.0)
