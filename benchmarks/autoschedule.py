@@ -13,6 +13,12 @@ after another (in the opposite order the next round, so a drift of the machine's
 both sides), each in its own Node process, after waiting until the machine is quiet (the cores
 that other work keeps busy, read from /proc/stat, under --max-busy). The figure quoted is the
 median of the per-round ratios; the geometric mean is also given per round, and its spread.
+
+`--webgpu --li2018` compares webhal's WebGPU autoschedule with Halide's Li2018 compiled by
+Halide for wasm WebGPU: both (and webhal's hand schedule) in one Node process on dawn.node,
+each sample a batch of k calls followed by one wait for the side's queue, rounds in turn and
+reversed every other round, the median of per-round ratios quoted with quartiles
+(benchmarks/halide_webgpu.py says exactly how).
 """
 
 from __future__ import annotations
@@ -356,16 +362,23 @@ def webgpu_main(args) -> int:
 
 
 def li2018_main(demos: list[str], args) -> None:
-    """Halide's Li2018 autoschedule of each demo compiled by Halide for wasm WebGPU and run in
-    Node on dawn.node on SwiftShader (benchmarks/halide_webgpu.py says how and why only
-    there), against webhal's autoschedule (its build in GPU_BUILD) on the same adapter, in
-    alternating rounds. `--adapters ''` runs this comparison alone."""
+    """Halide's Li2018 autoschedule of each demo compiled by Halide for wasm WebGPU, against
+    webhal's autoschedule and hand schedule (their builds in GPU_BUILD), all three in one Node
+    process on dawn.node (SwiftShader; benchmarks/README.md gives the runner's command line
+    for another machine, such as the H200, with these builds carried), each with its own
+    device of the same adapter, timed the same way (benchmarks/halide_webgpu.py, RUNNER_JS): a
+    sample is a batch of k calls through the side's public entry then one wait for its queue
+    (onSubmittedWorkDone), k chosen per side so that a batch lasts about --round-ms; rounds
+    run the three in turn, reversed every other round. Quoted: the median of the per-round
+    ratios with their quartiles and range. `--adapters ''` runs this comparison alone."""
     from benchmarks import halide_webgpu
     from webhal import demo_page
     from webhal.toolchain.webgpu import find_swiftshader_icd
+    icd = find_swiftshader_icd().path
     print(f"Halide Li2018 on WebGPU (wasm, Node, dawn.node on SwiftShader), {args.size}^2, "
-          f"{args.rounds} rounds; buffers stay on the device, each round waits for the GPU "
-          "(a read back of the output):")
+          f"{args.rounds} rounds of one batch of about {args.round_ms:g} ms a side, the three "
+          "sides in one process, in turn (ABC CBA); a batch is k calls then one wait for the "
+          "queue, GPUBuffers/device-resident buffers in and out:")
     ratios = []
     for name in demos:
         d = demo_page.load(name)
@@ -378,51 +391,37 @@ def li2018_main(demos: list[str], args) -> None:
         except Exception as e:  # noqa: BLE001 - a demo Halide cannot build is reported
             print(f"  {name:24} Halide could not build it: {str(e).splitlines()[-1][:120]}")
             continue
-        # Interleaved: each round runs Li2018's harness and webhal's runner (hand and auto),
-        # one after the other, then the other way round the next round, so that a swing of
-        # the machine's load falls on both sides; each side's figure for a round is the
-        # least of its `--inner` sub-rounds of about `--round-ms` each (other work only ever
-        # slows a sub-round down). Quoted: the median of the per-round ratios, with their
-        # range.
-        icd = find_swiftshader_icd().path
-        li_ms, webhal_ms, got = [], [], {}
-        for r in range(args.rounds):
-            built = (GPU_BUILD / name / "auto" / "index.js").exists()
-            sides = ["li", "webhal"] if r % 2 == 0 or not built else ["webhal", "li"]
-            for side in sides:
-                if side == "li":
-                    got = halide_webgpu.run(bench, args.inner, icd, args.round_ms)
-                    if got.get("ok"):
-                        li_ms.append(min(got["ms"]))
-                elif built:
-                    rows = [x for x in run_gpu([name], args.size, args.inner, icd,
-                                               args.round_ms)["demos"] if "autoMs" in x]
-                    webhal_ms.append(min(rows[0]["autoMs"]) if rows else float("nan"))
-            if not got.get("ok"):
-                break
-        if not got.get("ok"):
-            print(f"  {name:24} failed: {str(got.get('error'))[-150:]}")
+        load = os.getloadavg()[0]
+        got = halide_webgpu.run(bench.parent, GPU_BUILD / name, args.size, args.rounds,
+                                args.round_ms, [channels, scalars, d.margin], icd)
+        if "error" in got:
+            print(f"  {name:24} failed: {got['error'][-200:]}")
             continue
-        want = halide_webgpu.reference_sum(name, args.size, channels, scalars, d.margin)
-        ms = statistics.median(li_ms)
-        same = "same sum" if abs(got["sum"] - want) <= 1e-4 * max(want, 1) else \
-            f"SUM DIFFERS ({got['sum']:.0f} vs webhal {want:.0f})"
-        line = (f"  {name:24} Li2018 {ms:9.3f} ms ({min(li_ms):.3f}-{max(li_ms):.3f}), "
-                f"{same}")
-        if webhal_ms:
-            per_round = [a / b for a, b in zip(li_ms, webhal_ms)]
-            ratio = statistics.median(per_round)
-            line += (f"; webhal auto {statistics.median(webhal_ms):.3f} ms: Li2018/auto "
-                     f"{ratio:.2f} ({min(per_round):.2f}-{max(per_round):.2f}, per round, "
-                     "interleaved)")
-            if same == "same sum":
-                ratios.append(ratio)
-            else:
-                line += " (not in the mean: the outputs differ)"
+        line = li2018_line(name, got, (load, os.getloadavg()[0]))
         print(line, flush=True)
+        if "SUMS DIFFER" not in line:
+            ratios.append(halide_webgpu.per_round(got)["median"])
     if ratios:
         print(f"  geometric mean Li2018 / webhal auto {geomean(ratios):.2f} over {len(ratios)} "
               f"demos (those whose outputs agree), least {min(ratios):.2f}")
+
+
+def li2018_line(name: str, got: dict, load: tuple[float, float]) -> str:
+    """One demo's line of li2018_main from the runner's JSON `got`."""
+    from benchmarks import halide_webgpu
+    sides = got["sides"]
+    li, auto, cpu = (halide_webgpu.per_round(got, *args) for args in
+                     (("li2018", "auto"), ("auto", "hand"), ("li2018", "auto", "cpuMs")))
+    ms = {k: statistics.median(v["ms"]) for k, v in sides.items()}
+    sums = {k: v["sum"] for k, v in sides.items()}
+    same = len(set(sums.values())) == 1
+    return (f"  {name:24} Li2018/auto {li['median']:.2f} (quartiles {li['q1']:.2f}-"
+            f"{li['q3']:.2f}, range {li['min']:.2f}-{li['max']:.2f}), in CPU time "
+            f"{cpu['median']:.2f} ({cpu['q1']:.2f}-{cpu['q3']:.2f}); ms a call Li2018 "
+            f"{ms['li2018']:.3f}, auto {ms['auto']:.3f}, hand {ms['hand']:.3f}; auto/hand "
+            f"{auto['median']:.2f} ({auto['q1']:.2f}-{auto['q3']:.2f}); k "
+            f"{'/'.join(str(v['k']) for v in sides.values())}; load {load[0]:.1f}-{load[1]:.1f}; "
+            + ("same sum" if same else f"SUMS DIFFER ({sums})"))
 
 
 # -- the benchmark -------------------------------------------------------------------------------
@@ -555,12 +554,10 @@ def main(argv: list[str] | None = None) -> int:
                              "lavapipe (wgpu-py from Python, arrays in and out)")
     webgpu.add_argument("--li2018", action="store_true",
                         help="also Halide's Li2018 autoschedule compiled by Halide for wasm "
-                             "WebGPU, on SwiftShader (benchmarks/halide_webgpu.py)")
-    webgpu.add_argument("--inner", type=int, default=1,
-                        help="--li2018: sub-rounds per round and side, their median the "
-                             "round's figure (default 1)")
+                             "WebGPU against webhal's, on SwiftShader, in one Node process "
+                             "(benchmarks/halide_webgpu.py)")
     webgpu.add_argument("--round-ms", type=float, default=50.0,
-                        help="--webgpu: milliseconds of calls per (sub-)round (default 50)")
+                        help="--webgpu: milliseconds of calls per side and round (default 50)")
     webgpu.add_argument("--build-only", action="store_true",
                         help="build only, to carry elsewhere (--webgpu: "
                              "benchmarks/build/autoschedule_gpu; wasm: the harnesses, and the "

@@ -5,7 +5,27 @@ dawn.node: the peer the autoschedule benchmark compares webhal's WebGPU autosche
 Halide 21 (PyPI) compiles each demo's algorithm (its generator run with every scheduling
 directive a no-op, as benchmarks.autoschedule.algorithm_only does) with Li2018's schedule for
 `wasm-32-wasmrt-webgpu`; the static library links with HARNESS below through emcc 3.1.6
-(`-sUSE_WEBGPU=1 -sASYNCIFY`) and runs in Node with dawn.node as navigator.gpu.
+(`-sUSE_WEBGPU=1 -sASYNCIFY -sMODULARIZE`) and runs in Node with dawn.node as navigator.gpu.
+
+How the two are timed (RUNNER_JS, one Node process): Halide's module and webhal's packages
+(autoscheduled, and the hand schedule for reference) each get their own device of the same
+dawn.node adapter; buffers stay on the device after the first call (Halide's: host copies
+marked clean after the first call, so no upload or readback; webhal's: GPUBuffers in and out).
+A sample is one batch: performance.now(), k calls through the side's public entry (Halide:
+its C function called k times inside one ccall; webhal: `await p.run(...)` k times), then
+`await device.queue.onSubmittedWorkDone()` on that side's device, performance.now(); the
+figure is the time over k. k is chosen per side the same way (after a second of warm-up
+calls, which also brings a real GPU's clocks up, batches grow until one lasts the batch time
+asked). Each round runs every side once, in
+turn, the order reversed every other round; the ratio is taken per round, and the median of
+those, with quartiles and range, is quoted. The process's CPU time per batch is recorded too
+(process.cpuUsage: every thread, SwiftShader's included).
+
+What a Halide call costs besides its kernels: Halide 21's WebGPU runtime makes a compute
+pipeline, a bind group and a submit per dispatch, and pops an error scope after each, waiting
+for its callback in a loop of emscripten_sleep(1) (its wgpuDeviceTick on the web): each
+dispatch yields to the event loop through a timer of at least 1 ms. That is how Halide's code
+runs on the web, and it is counted: the comparison is of whole calls, not of kernels.
 
 Why not elsewhere: Halide's `host-webgpu` JIT loads a native webgpu library written against
 Dawn's API of late 2023. wgpu-native 0.32 (wgpu-py's) lacks two of its entry points
@@ -20,6 +40,7 @@ supplies them (a JS library linked in, no change to Halide's code).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -63,13 +84,24 @@ mergeInto(LibraryManager.library, {
 """
 
 PRE_JS = """
-const dawn = require(process.env.HL_WEBGPU_NODE_BINDINGS);
-Object.assign(globalThis, dawn.globals);
-globalThis.navigator = { gpu: dawn.create([]) };
+// Halide's runtime asks navigator.gpu for its adapter and device. The Li2018 runner
+// (RUNNER_JS) sets navigator.gpu itself, to remember the device and wait on its queue; run
+// alone, this module gets dawn.node's.
+if (!globalThis.navigator || !globalThis.navigator.gpu) {
+  const dawn = require(process.env.HL_WEBGPU_NODE_BINDINGS);
+  Object.assign(globalThis, dawn.globals);
+  globalThis.navigator = { gpu: dawn.create([]) };
+}
 """
 
 # spec.h defines: the entry function's declaration, BUFFERS (dims, extents, bits per buffer,
-# the output last) and CALL(b) calling it with the demo's scalars.
+# the output last) and CALL(b) calling it with the demo's scalars. The module exports two
+# functions, called through ccall (async: Halide's runtime yields to JS, ASYNCIFY):
+# bench_setup() makes the buffers (inputs: the pattern webhal's side gets, host dirty), calls
+# the pipeline once, copies the output back and returns its sum (< 0: Halide's error code,
+# negated, minus one); bench_calls(k) calls the pipeline k times on the device-resident
+# buffers and returns the OR of the error codes. Timing and waiting for the GPU are the
+# runner's, the same for both sides.
 HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,53 +109,170 @@ HARNESS = r"""
 #include <emscripten.h>
 #include "HalideRuntime.h"
 #include "spec.h"
-int main(int argc, char **argv) {
-    int rounds = argc > 1 ? atoi(argv[1]) : 5;
-    double round_ms = argc > 2 ? atof(argv[2]) : 50.0;
-    halide_buffer_t b[NBUF];
-    halide_dimension_t dims[NBUF][3];
+static halide_buffer_t b[NBUF];
+static halide_dimension_t dims[NBUF][3];
+extern "C" EMSCRIPTEN_KEEPALIVE double bench_setup(void) {
     memset(b, 0, sizeof b);
     for (int k = 0; k < NBUF; k++) {
-        int n = 1, stride = 1;
+        int stride = 1;
         for (int d = 0; d < SPEC[k].dims; d++) {
             dims[k][d].min = 0; dims[k][d].extent = SPEC[k].extent[d];
             dims[k][d].stride = stride; dims[k][d].flags = 0;
             stride *= SPEC[k].extent[d];
         }
-        n = stride;
-        b[k].host = (uint8_t *)malloc((size_t)n * SPEC[k].bits / 8);
+        b[k].host = (uint8_t *)malloc((size_t)stride * SPEC[k].bits / 8);
         b[k].type.code = (halide_type_code_t)SPEC[k].code; b[k].type.bits = SPEC[k].bits;
         b[k].type.lanes = 1; b[k].dimensions = SPEC[k].dims; b[k].dim = dims[k];
-        if (k < NBUF - 1) {  // inputs: the pattern the webhal side gets, host dirty
-            for (int i = 0; i < n; i++) b[k].host[i] = (uint8_t)((i * 7919 + (i >> 9) * 13) % 251);
+        if (k < NBUF - 1) {
+            for (int i = 0; i < stride; i++)
+                b[k].host[i] = (uint8_t)(((long long)i * 7919 + (i >> 9) * 13) % 251);
             b[k].flags = halide_buffer_flag_host_dirty;
         }
     }
     halide_buffer_t *out = &b[NBUF - 1];
     int err = CALL(b);
-    err |= halide_copy_to_host(NULL, out);
-    if (err) { printf("{\"ok\": false, \"error\": %d}\n", err); return 1; }
+    if (!err) err = halide_copy_to_host(NULL, out);
+    if (err) return -1.0 - (err < 0 ? -err : err);
     double sum = 0;
     size_t count = 1;
     for (int d = 0; d < out->dimensions; d++) count *= out->dim[d].extent;
     for (size_t i = 0; i < count; i++) sum += out->type.bits == 8 ? out->host[i] : 0;
-    double t = emscripten_get_now();  // calls for ~round_ms a round
-    err |= CALL(b);
-    err |= halide_copy_to_host(NULL, out);  // waits for the GPU (a read back of the output)
-    double once = emscripten_get_now() - t;
-    int k = (int)(round_ms / (once + 1e-3)) + 1;
-    if (k > 1000) k = 1000;
-    if (once > 1000 && rounds > 2) rounds = 2;  // seconds a call: two rounds will do
-    printf("{\"ok\": true, \"sum\": %.17g, \"calls\": %d, \"ms\": [", sum, k);
-    for (int r = 0; r < rounds; r++) {
-        t = emscripten_get_now();
-        for (int i = 0; i < k; i++) err |= CALL(b);
-        err |= halide_copy_to_host(NULL, out);  // waits for the GPU (a read back of the output)
-        printf("%s%.4f", r ? ", " : "", (emscripten_get_now() - t) / k);
-    }
-    printf("], \"error\": %d}\n", err);
-    return 0;
+    return sum;
 }
+extern "C" EMSCRIPTEN_KEEPALIVE uint8_t *bench_output(void) { return b[NBUF - 1].host; }
+extern "C" EMSCRIPTEN_KEEPALIVE int bench_calls(int k) {
+    int err = 0;
+    for (int i = 0; i < k; i++) err |= CALL(b);
+    return err;
+}
+"""
+
+# One Node process, both sides: Halide's module (bench.js, above) and webhal's packages
+# (benchmarks.autoschedule.GPU_BUILD/NAME/{auto,hand}) on dawn.node, each with its own device
+# of the same adapter. A side's sample is one batch: `k` calls through its public entry as a
+# user makes them (Halide: the C function, in a loop inside one ccall; webhal: `await
+# p.run(...)` in a loop, GPUBuffers in and out), then `await device.queue.onSubmittedWorkDone()`
+# on the side's own device, timed with performance.now() from before the first call to after
+# the wait. Each side's k is found the same way (batches growing until one lasts BATCH_MS),
+# after warm-up calls (WARMUP_MS of them a side, 1000 by default). Rounds run every side once,
+# in turn, reversed every other round (ABC CBA), so a drift of the machine falls on all of
+# them. Printed (stdout, JSON): per side the ms a call of each round (wall clock), the
+# process's CPU ms a call over the same batch (user + system of all its threads, SwiftShader's
+# among them: on a CPU adapter, the work done), k, the output's sum; a summary line on
+# stderr.
+RUNNER_JS = r"""
+// node li2018.mjs HALIDE_DIR WEBHAL_DIR SIZE ROUNDS BATCH_MS '[channels, {scalars}, margin]'
+//   [WARMUP_MS]
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+const require = createRequire(import.meta.url);
+const [halideDir, webhalDir] = [path.resolve(process.argv[2]), path.resolve(process.argv[3])];
+const [n, rounds, batchMs] = [4, 5, 6].map((i) => Number(process.argv[i]));
+const [channels, scalars, margin] = JSON.parse(process.argv[7]);
+const warmupMs = Number(process.argv[8] || 1000);
+const dawn = require(process.env.HL_WEBGPU_NODE_BINDINGS || require.resolve('webgpu'));
+Object.assign(globalThis, dawn.globals);
+const gpu = dawn.create([]);
+const halideDevices = [];  // the devices Halide's runtime makes through navigator.gpu
+const hooked = {
+  requestAdapter: async (options) => {
+    const adapter = await gpu.requestAdapter(options);
+    if (!adapter) return adapter;
+    return new Proxy(adapter, { get(target, key) {
+      if (key === 'requestDevice') {
+        return async (desc) => {
+          const device = await target.requestDevice(desc);
+          halideDevices.push(device);
+          return device;
+        };
+      }
+      const v = target[key];
+      return typeof v === 'function' ? v.bind(target) : v;
+    } });
+  },
+  getPreferredCanvasFormat: () => gpu.getPreferredCanvasFormat(),
+};
+Object.defineProperty(globalThis, 'navigator',
+  { value: { gpu: hooked }, configurable: true, writable: true });
+const now = () => performance.now();
+const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4;
+const shape = channels ? [n, n, channels] : [n, n];
+const outShape = channels ? [n - margin, n - margin, channels] : [n - margin, n - margin];
+const count = shape.reduce((a, b) => a * b);
+const data = new Uint8Array(count).map((_, i) => (i * 7919 + (i >> 9) * 13) % 251);
+const sides = [];
+const out = { size: n, sides: {} };
+
+const factory = require(path.join(halideDir, 'bench.js'));
+const M = await factory();
+const halideSum = await M.ccall('bench_setup', 'number', [], [], { async: true });
+if (!(halideSum >= 0)) throw new Error(`Halide's pipeline failed: ${halideSum}`);
+const hdev = halideDevices[halideDevices.length - 1];
+sides.push({ name: 'li2018', device: hdev, sum: halideSum, calls: async (k) => {
+  const err = await M.ccall('bench_calls', 'number', ['number'], [k], { async: true });
+  if (err) throw new Error(`Halide's pipeline failed: ${err}`);
+} });
+
+for (const kind of ['auto', 'hand']) {
+  const { create } = await import(pathToFileURL(path.join(webhalDir, kind, 'index.js')));
+  const p = await create({ gpu, variant: 'webgpu' });
+  const info = p.adapterInfo;
+  out.adapter = info && `${info.description || info.device} (${info.vendor} ${info.architecture})`;
+  const device = p.device;
+  const padded = new Uint8Array(Math.ceil(count / 4) * 4);
+  padded.set(data);
+  const input = device.createBuffer({ size: padded.length, usage: STORAGE | COPY_DST });
+  device.queue.writeBuffer(input, 0, padded);
+  const outBytes = Math.ceil(outShape.reduce((a, b) => a * b) / 4) * 4;
+  const output = device.createBuffer({ size: outBytes, usage: STORAGE | COPY_SRC });
+  const typed = await p.run({ ...scalars, input: { data, shape } }, { shape: outShape });
+  let sum = 0;
+  for (const v of typed.data) sum += v;
+  const args = [{ ...scalars, input: { data: input, shape } }, { shape: outShape, data: output }];
+  sides.push({ name: kind, device, sum, calls: async (k) => {
+    for (let i = 0; i < k; i++) await p.run(...args);
+  } });
+}
+
+async function batch(side, k) {  // ms a call: k calls, then one wait for the GPU
+  const t = now(), cpu = process.cpuUsage();
+  await side.calls(k);
+  await side.device.queue.onSubmittedWorkDone();
+  const ms = (now() - t) / k, used = process.cpuUsage(cpu);
+  if (side.cpu) side.cpu.push((used.user + used.system) / 1e3 / k);
+  return ms;
+}
+for (const s of sides) {  // warm-up, then k: batches growing until one lasts batchMs
+  // warm-up: calls for warmupMs (a GPU's clocks rise only under sustained load: the H200's
+  // SM clock idles at 345 MHz), at least three
+  const start = now();
+  for (let i = 0; i < 3 || now() - start < warmupMs; i++) await batch(s, 1);
+  let k = 1;
+  for (;;) {
+    const ms = (await batch(s, k)) * k;
+    if (ms >= batchMs / 2 || k >= 1 << 16) {
+      s.k = Math.max(1, Math.round(k * batchMs / Math.max(ms, 1e-3)));
+      break;
+    }
+    k = Math.min(1 << 16, Math.ceil(k * Math.min(16, batchMs / Math.max(ms, 1e-3))));
+  }
+  s.ms = [];
+  s.cpu = [];
+}
+for (let r = 0; r < rounds; r++) {
+  for (const s of (r % 2 ? [...sides].reverse() : sides)) s.ms.push(await batch(s, s.k));
+}
+for (const s of sides) out.sides[s.name] = { ms: s.ms, cpuMs: s.cpu, k: s.k, sum: s.sum };
+const li = out.sides.li2018.ms, auto = out.sides.auto.ms;
+const ratios = li.map((v, i) => v / auto[i]).sort((a, b) => a - b);
+const q = (f) => ratios[Math.min(ratios.length - 1, Math.floor(f * ratios.length))];
+console.error(`Li2018/auto ${q(0.5).toFixed(2)} (quartiles ${q(0.25).toFixed(2)}-`
+  + `${q(0.75).toFixed(2)}, ${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)}), `
+  + `k ${sides.map((s) => `${s.name} ${s.k}`).join(', ')}, sums `
+  + `${sides.map((s) => s.sum).join(' ')}`);
+console.log(JSON.stringify(out));
+process.exit(0);
 """
 
 
@@ -148,6 +297,7 @@ class _NoSchedules:
             setattr(cls, name, method)
 
 
+@functools.cache  # Halide registers a generator's name once a process
 def _halide_generator(name: str):
     """Demo `name`'s generator class, defined over Halide with its schedules no-ops."""
     import halide
@@ -163,16 +313,17 @@ def _halide_generator(name: str):
                 v is not halide.Generator)
 
 
-def build(name: str, size: int, channels: int, scalars: dict, margin: int) -> Path:
+def build(name: str, size: int, channels: int, scalars: dict, margin: int,
+          root: Path = BUILD) -> Path:
     """Demo `name` autoscheduled by Halide's Li2018 for TARGET at size^2 and linked with the
-    harness: BUILD/name/bench.js."""
+    harness: root/name/bench.js (root: BUILD by default)."""
     import halide
 
     from benchmarks.autoschedule import _halide_plugin
     halide.load_plugin(_halide_plugin("Li2018"))
-    out_dir = BUILD / name
+    out_dir = Path(root) / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    (BUILD / "package.json").write_text('{"type": "commonjs"}\n')  # Emscripten's JS
+    (Path(root) / "package.json").write_text('{"type": "commonjs"}\n')  # Emscripten's JS
     target = halide.Target(TARGET)
     with halide.GeneratorContext(target), _NoSchedules():
         g = _halide_generator(name)()
@@ -222,30 +373,53 @@ def build(name: str, size: int, channels: int, scalars: dict, margin: int) -> Pa
     subprocess.run(["em++", "-O2", f"-I{include}", f"-I{out_dir}", str(out_dir / "main.cpp"),
                     str(out_dir / "lib.a"), "-sUSE_WEBGPU=1", "-sASYNCIFY",
                     "-sALLOW_MEMORY_GROWTH", "-sENVIRONMENT=node", "-Wno-deprecated",
+                    "-sMODULARIZE=1", "-sEXPORT_NAME=HalideBench",
+                    "-sEXPORTED_RUNTIME_METHODS=ccall",
+                    "-sEXPORTED_FUNCTIONS=_bench_setup,_bench_calls,_bench_output",
                     "--js-library", str(out_dir / "shim.js"), "--pre-js",
                     str(out_dir / "pre.js"), "-o", str(out_dir / "bench.js")],
                    check=True, env=env, capture_output=True, text=True)
     (out_dir / "autoschedule_seconds").write_text(f"{seconds:.3f}")
+    # RUNNER_JS's last argument, for running it elsewhere (--run-only, or by hand)
+    (out_dir / "about.json").write_text(json.dumps([channels, scalars, margin]))
     return out_dir / "bench.js"
 
 
-def run(bench: Path, rounds: int, icd: str | None, round_ms: float = 50.0) -> dict:
-    """The harness's JSON: ms per call each round of about `round_ms` (device-resident
-    buffers after the first call, synchronized), the output's sum; {"ok": False, "error":
-    ...} where it failed."""
+def run(halide_dir: Path, webhal_dir: Path, size: int, rounds: int, batch_ms: float,
+        about: list, icd: str | None, node_env: dict | None = None) -> dict:
+    """RUNNER_JS (written to BUILD/li2018.mjs) in Node on dawn.node with Vulkan ICD `icd`:
+    Halide's harness in `halide_dir` and webhal's packages in `webhal_dir` (auto/, hand/),
+    `rounds` rounds of one batch of about `batch_ms` a side. `about` is [channels, scalars,
+    margin]. Its JSON (see RUNNER_JS), or {"error": ...} where it failed."""
     from webhal.errors import ToolchainError
     from webhal.runners.node import run_node
-    extra = {"VK_ICD_FILENAMES": icd, "VK_DRIVER_FILES": icd} if icd else None
+    BUILD.mkdir(parents=True, exist_ok=True)
+    (BUILD / "li2018.mjs").write_text(RUNNER_JS)
+    extra = dict(node_env or {})
+    if icd:
+        extra.update(VK_ICD_FILENAMES=icd, VK_DRIVER_FILES=icd)
     try:
-        done = run_node(bench, [str(rounds), str(round_ms)], dawn=True,
-                        no_experimental_fetch=True, env=extra, cwd=bench.parent,
-                        timeout_s=1800)
+        done = run_node(BUILD / "li2018.mjs",
+                        [str(halide_dir), str(webhal_dir), str(size), str(rounds),
+                         str(batch_ms), json.dumps(about)],
+                        dawn=True, no_experimental_fetch=True, env=extra, timeout_s=1800)
     except ToolchainError as e:
-        return {"ok": False, "error": str(e)[-300:]}
+        return {"error": str(e)[-400:]}
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if not lines:
-        return {"ok": False, "error": (done.stderr or done.stdout)[-300:]}
+        return {"error": (done.stderr or done.stdout)[-400:]}
     return json.loads(lines[-1])
+
+
+def per_round(result: dict, num: str = "li2018", den: str = "auto", key: str = "ms") -> dict:
+    """Per-round ratios num/den of a run's JSON (`key` "ms": wall clock, "cpuMs": the
+    process's CPU time), and their median, quartiles and range."""
+    import statistics
+    ratios = [a / b for a, b in zip(result["sides"][num][key], result["sides"][den][key])]
+    q1, med, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 \
+        else (ratios[0],) * 3
+    return {"ratios": ratios, "median": statistics.median(ratios), "q1": q1, "q3": q3,
+            "min": min(ratios), "max": max(ratios), "q2": med}
 
 
 def pattern(shape: list[int]):
@@ -256,22 +430,115 @@ def pattern(shape: list[int]):
     return ((i * 7919 + (i >> 9) * 13) % 251).astype(np.uint8).reshape(list(reversed(shape)))
 
 
-def reference_sum(name: str, size: int, channels: int, scalars: dict, margin: int) -> float:
-    """The sum of webhal's output (the demo's hand schedule, on the host) for the harness's
-    input: what Halide's output must sum to."""
+def _shapes(size: int, channels: int, margin: int) -> tuple[list[int], list[int]]:
+    """The input's and the output's extents (x, y[, c])."""
+    c = [channels] if channels else []
+    return [size, size] + c, [size - margin, size - margin] + c
+
+
+def webhal_output(name: str, size: int, channels: int, scalars: dict, margin: int):
+    """webhal's output (the demo's hand schedule, on the host) for the harness's input."""
     import numpy as np
 
     import webhal as hl
     from webhal import demo_page
-    demo = demo_page.load(name)
-    shape = [size, size] + ([channels] if channels else [])
-    out = [size - margin, size - margin] + ([channels] if channels else [])
+    shape, out = _shapes(size, channels, margin)
+    image = pattern(shape)
     with hl.GeneratorContext(hl.get_host_target()):
-        g = demo.generator()()
+        g = demo_page.load(name).generator()()
         pipeline = g.build_pipeline()
         for a in g.inputs():
             if isinstance(a, hl.ImageParam):
-                a.set(hl.Buffer(pattern(shape)))
+                a.set(hl.Buffer(image))
             else:
                 a.set(scalars.get(a.name(), a.get()))
-        return float(np.asarray(pipeline.realize(out)).astype(np.float64).sum())
+        return np.asarray(pipeline.realize(out))
+
+
+def halide_cpu_output(name: str, size: int, channels: int, scalars: dict, margin: int):
+    """Halide's own output of the demo's algorithm JIT-compiled for the host CPU, scheduled by
+    Halide's Mullapudi2016 (unscheduled, Halide would recompute each reduction per pixel)."""
+    import halide
+    import numpy as np
+
+    from benchmarks.autoschedule import _halide_plugin
+    halide.load_plugin(_halide_plugin("Mullapudi2016"))
+    shape, out = _shapes(size, channels, margin)
+    image = pattern(shape)  # kept alive: a halide.Buffer wraps the array's memory
+    target = halide.get_host_target()
+    with halide.GeneratorContext(target), _NoSchedules():
+        g = _halide_generator(name)()
+        pipeline = g._build_pipeline()
+    for info in g._get_arginfos():
+        obj = getattr(g, info.name)
+        if isinstance(obj, halide.ImageParam):
+            obj.set_estimates([(0, e) for e in shape[:obj.dimensions()]])
+            obj.set(halide.Buffer(image))
+        elif isinstance(obj, halide.Param):
+            obj.set_estimate(float(scalars.get(info.name, 1.0)))
+            obj.set(float(scalars.get(info.name, 1.0)))
+    output = pipeline.outputs()[0]
+    output.set_estimates([(0, e) for e in out[:output.dimensions()]])
+    pipeline.apply_autoscheduler(target, halide.AutoschedulerParams("Mullapudi2016", {}))
+    return np.asarray(pipeline.realize(out))
+
+
+def li2018_output(halide_dir: Path, out_shape: list[int], icd: str | None):
+    """Li2018's output from the harness in `halide_dir` (bench_setup's first call, copied
+    back), on dawn.node with Vulkan ICD `icd`; numpy, x innermost."""
+    import tempfile
+
+    import numpy as np
+
+    from webhal.runners.node import run_node_source
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "out.bin"
+        run_node_source(
+            "import { createRequire } from 'node:module';\n"
+            "const require = createRequire(import.meta.url);\n"
+            "const M = await require(process.argv[2])();\n"
+            "if (!(await M.ccall('bench_setup', 'number', [], [], { async: true }) >= 0))\n"
+            "  throw new Error('Halide failed');\n"
+            "const p = M.ccall('bench_output', 'number', [], []);\n"
+            "require('fs').writeFileSync(process.argv[3], "
+            "M.HEAPU8.subarray(p, p + Number(process.argv[4])));\nprocess.exit(0);\n",
+            [str(halide_dir / "bench.js"), str(dump), str(int(np.prod(out_shape)))],
+            dawn=True, no_experimental_fetch=True,
+            env={"VK_ICD_FILENAMES": icd, "VK_DRIVER_FILES": icd} if icd else None,
+            timeout_s=600)
+        return np.fromfile(dump, np.uint8).reshape(list(reversed(out_shape)))
+
+
+def numpy_reference(name: str, image):
+    """An independent numpy reference where there is one (the histogram equalization), else
+    None."""
+    import numpy as np
+    if name != "histogram_equalization":
+        return None
+    counts = np.bincount(image.ravel(), minlength=256).astype(np.uint64)
+    cdf = np.cumsum(counts)
+    pixels = np.uint64(image.size)
+    table = ((cdf * 255 + pixels // 2) // pixels).astype(np.uint8)
+    return table[image]
+
+
+def check_outputs(name: str, size: int, channels: int, scalars: dict, margin: int,
+                  icd: str | None, root: Path = BUILD) -> dict[str, tuple[int, int]]:
+    """Where Li2018's output differs, whose it is: the largest difference (and the count of
+    differing values) of Li2018's WebGPU output, webhal's host output and Halide's own host
+    output pairwise, and against numpy where numpy_reference has one."""
+    import numpy as np
+    shape, out = _shapes(size, channels, margin)
+    outputs = {"li2018": li2018_output(Path(root) / name, out, icd),
+               "webhal": webhal_output(name, size, channels, scalars, margin),
+               "halide_cpu": halide_cpu_output(name, size, channels, scalars, margin)}
+    ref = numpy_reference(name, pattern(shape))
+    if ref is not None:
+        outputs["numpy"] = ref
+    names = list(outputs)
+    result = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            d = np.abs(outputs[a].astype(np.int32) - outputs[b].astype(np.int32))
+            result[f"{a} vs {b}"] = (int(d.max()), int(np.count_nonzero(d)))
+    return result
