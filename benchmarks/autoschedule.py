@@ -485,11 +485,18 @@ def _combined(per_round: list[list], busy: list) -> list:
     return combined
 
 
-def node_runs(builds: list, path: str) -> tuple[list, int | None]:
-    """Measurements of `builds` from a file benchmarks/interleave.py wrote (run elsewhere on
-    copies of the same build directories), and the cores of the machine that ran them."""
+def node_runs(builds: list, paths: str) -> tuple[list, int | None]:
+    """Measurements of `builds` from files benchmarks/interleave.py wrote (run elsewhere on
+    copies of the same build directories; `paths` comma-separated, their rounds joined in
+    order, e.g. one file a round), and the cores of the machine that ran them."""
     from benchmarks.wasm import _failed, _parse
-    data = json.loads(Path(path).read_text())
+    data: dict = {"busy": [], "runs": {}}
+    for path in paths.split(","):
+        part = json.loads(Path(path).read_text())
+        data["cores"] = part.get("cores")
+        data["busy"] += part["busy"]
+        for d, v in part["runs"].items():
+            data["runs"].setdefault(d, []).extend(v)
     runs = {str(Path(d).parts[-2:]): v for d, v in data["runs"].items()}
     rounds = len(next(iter(runs.values())))
     per_round = []
@@ -543,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
                              "busy with other work (default 0.3)")
     parser.add_argument("--quiet-timeout", type=float, default=60, metavar="S",
                         help="wait at most this long for a quiet machine (default 60 s)")
-    parser.add_argument("--node-runs", metavar="FILE",
+    parser.add_argument("--node-runs", metavar="FILE[,FILE...]",
                         help="print the table from runs benchmarks/interleave.py made elsewhere "
                              "of these builds (see --build-only), instead of measuring here")
     parser.add_argument("--reuse", action="store_true",
@@ -563,6 +570,10 @@ def main(argv: list[str] | None = None) -> int:
                              "benchmarks/build/autoschedule_gpu; wasm: the harnesses, and the "
                              "command that measures them)")
     webgpu.add_argument("--run-only", action="store_true", help="use what is built")
+    parser.add_argument("--pool-size", type=int, default=None, metavar="N",
+                        help="wasm threads: workers each harness starts, fixed when it is "
+                             "linked (default: this machine's cores; with --build-only, the "
+                             "cores of the machine that will run them)")
     args = parser.parse_args(argv)
     if args.webgpu:
         args.rounds = args.rounds or 7
@@ -581,10 +592,14 @@ def main(argv: list[str] | None = None) -> int:
         for b in builds:
             b.ok = True
     else:
+        from benchmarks import wasm
+        wasm.THREAD_POOL_SIZE = args.pool_size
         builds = build_all(specs, inputs, impls, targets, rebuild=not args.reuse)
     if args.build_only:
         from benchmarks.wasm import harness_args
-        print("built; to measure elsewhere: python benchmarks/interleave.py --out runs.json "
+        print("built; to measure elsewhere (with benchmarks/build/package.json, which says the "
+              "harnesses are CommonJS; benchmarks/autoschedule_remote.sh does all this): "
+              "python benchmarks/interleave.py --out runs.json "
               f"--harness-args '{json.dumps(harness_args(settings))}' "
               + " ".join(str(Path(b.directory).relative_to(Path.cwd())) for b in builds))
         return 0
@@ -592,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
     cores = os.cpu_count()
     if args.node_runs:
         measured, cores = node_runs(builds, args.node_runs)
-        rounds = len(measured[0].round_medians_ms) if measured else 0
+        rounds = max((len(m.round_medians_ms) for m in measured), default=0)
     else:
         measured = run_interleaved(builds, settings, rounds, args.max_busy, args.quiet_timeout)
     loads = [v for m in measured for v in m.load]

@@ -172,10 +172,16 @@ def implementation_digest(impl: str, hl: ModuleType) -> str:
     return "halide " + version("halide")
 
 
+# Workers the threads harnesses start (fixed at link time); None: this machine's cores. Set it
+# to the cores of the machine that runs them when that is another (--pool-size).
+THREAD_POOL_SIZE: int | None = None
+
+
 def _emcc_flags(target: str) -> list[str]:
     # With threads the memory cannot grow (emcc_flags), so it starts large enough for the suite.
     memory = 256 << 20 if target == THREADS else 64 << 20
-    return emcc_flags(webhal.Target(target), environment=["web", "node"], initial_memory=memory)
+    return emcc_flags(webhal.Target(target), environment=["web", "node"], initial_memory=memory,
+                      thread_pool_size=THREAD_POOL_SIZE)
 
 
 def include_dir(impl: str, hl: ModuleType) -> str:
