@@ -39,8 +39,9 @@ NAME = "Webhal"
 ALIASES = {"Mullapudi2016": NAME, "Adams2019": NAME, "Li2018": NAME, "Anderson2021": NAME}
 NAMES = (NAME, *ALIASES)
 PARAMETERS = {
-    "parallelism": "workers to plan parallel loops for (default: 4 on wasm_threads, the "
-                   "host's cores, 1 on wasm without threads)",
+    "parallelism": "workers to plan parallel loops for, exactly (default: the host's cores, "
+                   "1 on wasm without threads; on wasm_threads, whose pool size is known only "
+                   "at run time, the mean over pools of 2, 4, 8 and 16 workers)",
     "last_level_cache_size": "bytes of cache a worker's intermediates should fit in",
     "balance": "cost of moving one byte relative to one arithmetic op, times 10 "
                "(Mullapudi2016's balance)",

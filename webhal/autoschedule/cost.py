@@ -11,7 +11,8 @@ that computes each row once). The model charges, per group:
 - memory traffic for what does not stay in cache: a root Func's buffer is written and read
   back; a fused producer's strip (or its sliding window's rows) costs traffic only beyond the
   cache;
-- the worker pool: jobs run `threads` at a time, each job costs `job_ns` to hand out;
+- the worker pool: jobs run `threads` at a time, each job costs `job_ns` to hand out; for a
+  pool of run-time size (wasm_threads) the mean over its plausible sizes (Machine.parallel_ns);
 - on WebGPU: a fixed cost per dispatch and per buffer; per kernel its arithmetic (each
   distinct instance of an inlined producer once), a load instruction per distinct tap (served
   by cache where neighbouring invocations read the same or adjacent elements), and memory
@@ -322,8 +323,7 @@ class CostModel:
             if kept > m.cache_bytes:
                 traffic += fn_points * recompute * self.bytes_per_point(fid) * m.byte_ns * 2
         jobs = outer * (math.ceil(height / rows) if rows else 1)
-        parallel = min(m.threads, jobs) if rows else 1
-        spread = (work + traffic) / parallel + (jobs * m.job_ns / m.threads if rows else 0.0)
+        spread = m.parallel_ns(work + traffic, jobs) if rows else work + traffic
         return spread + m.realize_ns + self._update_cost(g.root)
 
     def _gpu_group_cost(self, g: Group, choices: dict[int, str], tile=(16, 16)) -> float | None:

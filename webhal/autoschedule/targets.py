@@ -23,7 +23,7 @@ class Machine:
     name: str                 # "wasm_simd128", "wasm", "host", "webgpu"
     gpu: bool                 # loops become WebGPU dispatches
     vector_bits: int          # width of one SIMD register (0: no SIMD)
-    threads: int              # workers a parallel loop may use (run-time size: a typical one)
+    threads: int              # workers a parallel loop may use (with `pools`: a typical one)
     job_ns: float             # cost of handing one parallel job to a worker
     op_ns: float              # one vector (or, without SIMD, scalar) arithmetic op
     widen_ns: float           # one widening or narrowing of a vector (extend/narrow)
@@ -39,6 +39,18 @@ class Machine:
     max_invocations: int = 256          # per workgroup (WebGPU's default limit)
     workgroup_storage_bytes: int = 16384  # maxComputeWorkgroupStorageSize default
     invocations_in_flight: int = 4096   # the adapter's parallelism, roughly
+    # Pool sizes the worker pool may have at run time (wasm_threads: the user's
+    # navigator.hardwareConcurrency); empty: exactly `threads` workers.
+    pools: tuple[int, ...] = ()
+
+    def parallel_ns(self, ns: float, jobs: int) -> float:
+        """Time of `ns` of work split into `jobs` equal parallel jobs: on a pool of P workers
+        min(P, jobs) of them share the work and each job costs `job_ns`, handed out P at a
+        time. For a pool of run-time size (`pools`) the mean over its plausible sizes, the
+        size P weighted by P: that is the mean of the time relative to what P workers could
+        do, so that idle workers on 16 cores count as much as too many small jobs on 2."""
+        sizes = self.pools or (self.threads,)
+        return sum(p * (ns / min(p, jobs) + jobs * self.job_ns / p) for p in sizes) / sum(sizes)
 
     def lanes(self, bits: int) -> int:
         """Lanes of one vector of `bits`-wide elements (1 without SIMD)."""
@@ -78,15 +90,27 @@ _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.03,
             shared_load_ns=0.01, barrier_ns=1.0)
 
 
+# The sizes a wasm_threads pool may have: the pool starts navigator.hardwareConcurrency workers
+# (Emscripten's core count), which is 2 to 16 on most users' machines and unknown when the
+# schedule is chosen. Planned for 4 workers alone, strips came out 8 a frame (128 of 1024
+# rows): on the GPU machine's 16 cores half the workers idled and the suite's threads
+# autoschedules took 1.8x the hand schedules' time (2.5x for the blur). Planned over these
+# sizes they take 64-row strips (16 jobs): 1.22x / 1.17x there (two runs), 0.67x the time of
+# 128-row strips (docs/autoschedule.md).
+WASM_POOLS = (2, 4, 8, 16)
+
+
 def machine_for(target: Target, parallelism: int | None = None) -> Machine:
     """The Machine a target runs on. `parallelism`: the worker count to plan for (the
-    autoscheduler's `parallelism` parameter), else a typical one for the target."""
+    autoscheduler's `parallelism` parameter), else the host's cores, or for wasm_threads a
+    pool of run-time size (WASM_POOLS; `threads` 4, a typical one)."""
     if target.has_gpu_feature():
         return Machine("webgpu", True, 0, 1, **_GPU)
     if target.is_wasm:
         simd = target.has_feature("wasm_simd128")
+        threads = target.has_feature("wasm_threads")
+        pools = WASM_POOLS if threads and not parallelism else ()
         return Machine("wasm_simd128" if simd else "wasm", False, 128 if simd else 0,
-                       parallelism or (4 if target.has_feature("wasm_threads") else 1),
-                       **_WASM)
+                       parallelism or (4 if threads else 1), **_WASM, pools=pools)
     bits = target.natural_vector_size(8) * 8 if not target.is_reference else 128
     return Machine("host", False, bits, parallelism or (os.cpu_count() or 1), **_HOST)
