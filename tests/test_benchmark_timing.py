@@ -4,20 +4,31 @@ other round, and a ratio is taken per round, so that load which comes and goes f
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
+from benchmarks import measure
 from benchmarks.measure import time_interleaved
 from benchmarks.run_apps import parse_args, per_round
 
 
-def _busy(ms: float):
-    def call():
-        end = time.perf_counter() + ms / 1e3
-        while time.perf_counter() < end:
-            pass
-    return call
+class _Clock:
+    """A simulated clock for benchmarks.measure: a call advances it by its cost, times `slow`
+    (load), so the timing arithmetic is checked exactly whatever else the machine runs."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.slow = 1.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def process_time(self) -> float:
+        return self.now
+
+    def work(self, ms: float):
+        def call():
+            self.now += ms * self.slow / 1e3
+        return call
 
 
 def test_rounds_alternate_and_reverse():
@@ -30,16 +41,27 @@ def test_rounds_alternate_and_reverse():
         assert len(found[name]["wall_ms"]) == len(found[name]["cpu_ms"]) == 4
 
 
-def test_per_round_ratio_follows_the_work():
-    found = time_interleaved({"w": _busy(2.0), "h": _busy(1.0)}, rounds=5, batch_ms=6.0,
-                             warmup_ms=5.0)
+def test_per_round_ratio_follows_the_work(monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(measure, "time", clock)
+    loads = iter([1.0, 8.0, 1.0, 1.0, 1.0])
+
+    def after_round():  # the load average read after each round sets the next one's speed
+        clock.slow = next(loads)
+        return clock.slow
+
+    monkeypatch.setattr(measure, "load_average", after_round)
+    found = time_interleaved({"w": clock.work(2.0), "h": clock.work(1.0)}, rounds=5,
+                             batch_ms=6.0, warmup_ms=5.0)
+    # the third round ran 8x slower for both, as load would make it
+    assert found["w"]["wall_ms"] == pytest.approx([2.0, 2.0, 16.0, 2.0, 2.0])
+    assert found["h"]["wall_ms"] == pytest.approx([1.0, 1.0, 8.0, 1.0, 1.0])
+    assert found["w"]["load"] == [1.0, 8.0, 1.0, 1.0, 1.0]
     summary = per_round(found["w"]["wall_ms"], found["h"]["wall_ms"])
     assert summary["rounds"] == 5
-    assert 1.6 < summary["ratio"] < 2.5
-    assert summary["low"] <= summary["q1"] <= summary["ratio"] <= summary["q3"] \
-        <= summary["high"]
+    assert [summary[k] for k in ("low", "ratio", "high")] == pytest.approx([2.0] * 3)
     cpu = per_round(found["w"]["cpu_ms"], found["h"]["cpu_ms"])
-    assert 1.6 < cpu["ratio"] < 2.5  # busy loops: CPU time tracks wall time
+    assert cpu["ratio"] == pytest.approx(2.0)
 
 
 def test_per_round_takes_each_round_s_ratio():
