@@ -12,8 +12,8 @@ import pytest
 
 import webhal as hl
 from benchmarks import suite
-from benchmarks.autoschedule import DEMOS, algorithm_only, demo_pipeline, set_estimates
-from tests.autoschedule.test_suite_autoscheduled import _bind, _photo
+from benchmarks.autoschedule import DEMOS, algorithm_only, set_estimates
+from tests.autoschedule.test_suite_autoscheduled import check_demo_autoscheduled
 from webhal.autoschedule.targets import WASM_POOLS, machine_for
 
 THREADS = "wasm-32-wasmrt-wasm_simd128-wasm_threads"
@@ -95,16 +95,4 @@ def test_threads_autoschedule_matches_numpy(name):
 def test_threads_autoschedule_of_demos_matches_reference(name):
     """Each demo's wasm_threads autoschedule for a 512^2 photo (strips of 32-64 rows, the
     local Laplacian's levels down to 4), run on the host: the reference's values."""
-    size = (512, 512)
-    p, _, mod = demo_pipeline(name, THREADS, size)
-    p.apply_autoscheduler(hl.Target(THREADS), hl.AutoschedulerParams("Webhal"))
-    ref, _, _ = demo_pipeline(name, THREADS, size)
-    demo = mod.DEMO
-    image = _photo(name, demo["color"], size)
-    margin = demo.get("margin", 0)
-    results = []
-    for pipeline, t in ((p, "host"), (ref, "reference")):
-        _bind(pipeline, image, demo)
-        sizes = [size[0] - margin, size[1] - margin] + ([3] if image.ndim == 3 else [])
-        results.append(np.asarray(pipeline.realize(sizes, hl.Target(t))).astype(np.int32))
-    assert np.abs(results[0] - results[1]).max() <= demo.get("tolerance", 0)
+    check_demo_autoscheduled(name, THREADS, "host", (512, 512))
