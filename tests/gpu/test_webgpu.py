@@ -88,6 +88,29 @@ def test_packed_stores_write_whole_words(wgpu_adapter):
     assert "atomicStore(&" not in atomic and "atomicOr(&" in atomic
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_straddling_packed_stores(target, wgpu_adapter):
+    """Vector stores of 8- and 16-bit elements from any bit of a word (rows of 125 uint8 and
+    of 127 uint16, so each row starts elsewhere in its word): the scalar kernels write each
+    store's words shifted across one more word, two atomic operations on each end word and
+    the words between whole, not two for every element (16 atomicAnd before, 4 now)."""
+    x, y, xv = hl.Var("x"), hl.Var("y"), hl.Var("xv")
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    inp = hl.ImageParam(hl.UInt(8), 2, "image")
+    mid, out = hl.Func("mid"), hl.Func("out")
+    mid[x, y] = hl.u16(inp[x, y]) * 257 + hl.u16(x * 3 + y)
+    out[x, y] = hl.u8((mid[x, y] + mid[x + 1, y] + mid[x + 2, y]) >> 3)
+    mid.compute_root().split(x, x, xv, 4).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 8, 4)
+    out.split(x, x, xv, 12).vectorize(xv).gpu_tile(x, y, xo, yo, xi, yi, 4, 4)
+    _, lowered = compile_jit(hl.Pipeline(out), hl.Target(target))
+    wgsl, _ = device_code(lowered)[DeviceAPI.WebGPU]
+    assert wgsl.count("atomicAnd(") == 4, "two atomic words a straddling store, not 16"
+    data = np.random.default_rng(8).integers(0, 256, (23, 127), dtype=np.uint8)
+    inp.set(hl.Buffer(data))
+    expected = np.asarray(out.realize([125, 23], "reference"))
+    np.testing.assert_array_equal(np.asarray(out.realize([125, 23], target)), expected)
+
+
 def test_shared_memory_and_barrier(wgpu_adapter):
     f, _ = pipelines.blur_shared_memory()
     _, lowered = compile_jit(hl.Pipeline(f), hl.Target("host-webgpu"))

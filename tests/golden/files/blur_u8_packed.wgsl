@@ -100,14 +100,13 @@ fn kernel_0_blur_x(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   if (((v_t_22 & 1i) == 0i)) {
     atomicStore(&b_0[v_word_26], (v_t_20 | (v_t_21 << 16u)));
   } else {
-    let v_word_27 = (v_t_22 >> 1u);
-    let v_bit_28 = (u32((v_t_22 & 1i)) * 16u);
-    atomicAnd(&b_0[v_word_27], (~(65535u << v_bit_28)));
-    atomicOr(&b_0[v_word_27], (v_t_20 << v_bit_28));
-    let v_word_29 = ((v_t_22 + 1i) >> 1u);
-    let v_bit_30 = (u32(((v_t_22 + 1i) & 1i)) * 16u);
-    atomicAnd(&b_0[v_word_29], (~(65535u << v_bit_30)));
-    atomicOr(&b_0[v_word_29], (v_t_21 << v_bit_30));
+    let v_bit_27 = (u32((v_t_22 & 1i)) * 16u);
+    let v_rest_28 = (32u - v_bit_27);
+    let v_packed_29 = (v_t_20 | (v_t_21 << 16u));
+    atomicAnd(&b_0[v_word_26], (~(4294967295u << v_bit_27)));
+    atomicOr(&b_0[v_word_26], (v_packed_29 << v_bit_27));
+    atomicAnd(&b_0[(v_word_26 + 1i)], (~(4294967295u >> v_rest_28)));
+    atomicOr(&b_0[(v_word_26 + 1i)], (v_packed_29 >> v_rest_28));
   }
 }
 
@@ -174,22 +173,13 @@ fn kernel_1_blur_y(@builtin(workgroup_id) wg_id: vec3<u32>, @builtin(local_invoc
   if (((v_t_32 & 3i) == 0i)) {
     atomicStore(&b_1[v_word_42], (((v_t_28 | (v_t_29 << 8u)) | (v_t_30 << 16u)) | (v_t_31 << 24u)));
   } else {
-    let v_word_43 = (v_t_32 >> 2u);
-    let v_bit_44 = (u32((v_t_32 & 3i)) * 8u);
-    atomicAnd(&b_1[v_word_43], (~(255u << v_bit_44)));
-    atomicOr(&b_1[v_word_43], (v_t_28 << v_bit_44));
-    let v_word_45 = ((v_t_32 + 1i) >> 2u);
-    let v_bit_46 = (u32(((v_t_32 + 1i) & 3i)) * 8u);
-    atomicAnd(&b_1[v_word_45], (~(255u << v_bit_46)));
-    atomicOr(&b_1[v_word_45], (v_t_29 << v_bit_46));
-    let v_word_47 = ((v_t_32 + 2i) >> 2u);
-    let v_bit_48 = (u32(((v_t_32 + 2i) & 3i)) * 8u);
-    atomicAnd(&b_1[v_word_47], (~(255u << v_bit_48)));
-    atomicOr(&b_1[v_word_47], (v_t_30 << v_bit_48));
-    let v_word_49 = ((v_t_32 + 3i) >> 2u);
-    let v_bit_50 = (u32(((v_t_32 + 3i) & 3i)) * 8u);
-    atomicAnd(&b_1[v_word_49], (~(255u << v_bit_50)));
-    atomicOr(&b_1[v_word_49], (v_t_31 << v_bit_50));
+    let v_bit_43 = (u32((v_t_32 & 3i)) * 8u);
+    let v_rest_44 = (32u - v_bit_43);
+    let v_packed_45 = (((v_t_28 | (v_t_29 << 8u)) | (v_t_30 << 16u)) | (v_t_31 << 24u));
+    atomicAnd(&b_1[v_word_42], (~(4294967295u << v_bit_43)));
+    atomicOr(&b_1[v_word_42], (v_packed_45 << v_bit_43));
+    atomicAnd(&b_1[(v_word_42 + 1i)], (~(4294967295u >> v_rest_44)));
+    atomicOr(&b_1[(v_word_42 + 1i)], (v_packed_45 >> v_rest_44));
   }
 }
 

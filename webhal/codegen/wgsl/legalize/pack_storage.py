@@ -9,8 +9,9 @@ name (a StringImm). A language that prints them must declare those words atomic.
 
 Stores of consecutive elements whose values are already computed (as the lanes of a vector
 store are after scalarize) are also written as whole words, plainly, when the first element
-starts a word; the element-by-element path runs otherwise. After this pass, a packed buffer's
-Loads and plain Stores are of UInt(32) words."""
+starts a word; otherwise as those words shifted across one more word, whose first and last are
+shared (two atomic operations each, as for one element) and the others written whole. After
+this pass, a packed buffer's Loads and plain Stores are of UInt(32) words."""
 
 from __future__ import annotations
 
@@ -144,8 +145,34 @@ class _Pack(Rewriter):
                 shifted = intrinsic(U32, "shift_left", part, ops.const(j * t.bits, U32))
                 value = intrinsic(U32, "bitwise_or", value, shifted)
             words.append(st.Store(run[0].name, value, ops.add(word, ops.const(w))))
-        elements = []
-        for s in run:
-            eb = Bindings(self.names)
-            elements.append(eb.around(self.element(s.name, s.value, s.index, eb)))
-        return b.around(st.IfThenElse(aligned, st.block(*words), st.block(*elements)))
+        return b.around(st.IfThenElse(aligned, st.block(*words),
+                                      self.straddling(run[0].name, words, at, word)))
+
+    def straddling(self, name: str, words: list[st.Store], at: _Layout,
+                   word: ir.Expr) -> st.Stmt:
+        """The words' values stored from a bit that is not 0 (`at.bit`: bits .. 32 - bits) of
+        `word` on: they straddle len(words) + 1 words, the first and last shared with other
+        invocations (two atomics each, as an element's), those between written whole."""
+        b = Bindings(self.names)
+        bit = b.bind(at.bit, "bit")
+        rest = b.bind(ir.Sub(ops.const(32, U32), bit), "rest")
+        ones = ops.const(0xFFFFFFFF, U32)
+        buffer = ir.StringImm(name)
+        values = [b.bind(w.value, "packed") for w in words]
+
+        def shared(at_word: ir.Expr, clear: ir.Expr, put: ir.Expr) -> list[st.Stmt]:
+            return [st.Evaluate(intrinsic(U32, ATOMIC_AND, buffer, at_word,
+                                          intrinsic(U32, "bitwise_not", clear))),
+                    st.Evaluate(intrinsic(U32, ATOMIC_OR, buffer, at_word, put))]
+
+        out = shared(word, intrinsic(U32, "shift_left", ones, bit),
+                     intrinsic(U32, "shift_left", values[0], bit))
+        for j in range(1, len(values)):
+            whole = intrinsic(U32, "bitwise_or",
+                              intrinsic(U32, "shift_right", values[j - 1], rest),
+                              intrinsic(U32, "shift_left", values[j], bit))
+            out.append(st.Store(name, whole, ops.add(word, ops.const(j))))
+        out += shared(ops.add(word, ops.const(len(values))),
+                      intrinsic(U32, "shift_right", ones, rest),
+                      intrinsic(U32, "shift_right", values[-1], rest))
+        return b.around(st.block(*out))
