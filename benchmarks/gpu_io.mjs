@@ -78,6 +78,22 @@ const spread = (q) => `${q.median.toFixed(3)}x (quartiles ${q.q1.toFixed(3)}-${q
 const result = { adapter: null, io: [], call: null, table: [], bw: null, threads: [] };
 
 // (a) float32 brighten, typed arrays in and out, against Dawn's own round trip for the bytes.
+// Dawn's own round trip of a call's bytes, the floor of a typed-array call: `data` written to
+// `into` (writeBuffer), `from` copied into the reused MAP_READ buffer `staging`, mapped, and
+// copied out into `out` (a typed array: its length in elements).
+function roundTripOf(device, { into, data, from, staging, out }) {
+  const bytes = out.byteLength;
+  return async () => {
+    device.queue.writeBuffer(into, 0, data);
+    const e = device.createCommandEncoder();
+    e.copyBufferToBuffer(from, 0, staging, 0, Math.ceil(bytes / 4) * 4);
+    device.queue.submit([e.finish()]);
+    await staging.mapAsync(MAP_READ);
+    out.set(new out.constructor(staging.getMappedRange(), 0, out.length));
+    staging.unmap();
+  };
+}
+
 async function io(create) {
   const p = await create({ gpu, variant: 'webgpu' });
   const info = p.adapterInfo;
@@ -92,19 +108,11 @@ async function io(create) {
     await p.run(inputs, { shape: [n, n], data: out });
     const check = out[1000] === Math.fround(Math.fround(input[1000] * 1.5) + 0.1)
       || Math.abs(out[1000] - (input[1000] * 1.5 + 0.1)) < 1e-6;
-    // The floor: writeBuffer, a copy into a reused MAP_READ buffer, mapAsync, one copy out.
+    // The floor (roundTripOf).
     const bytes = count * 4;
     const src = device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST | COPY_SRC });
     const staging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
-    const roundTrip = async () => {
-      device.queue.writeBuffer(src, 0, input);
-      const e = device.createCommandEncoder();
-      e.copyBufferToBuffer(src, 0, staging, 0, bytes);
-      device.queue.submit([e.finish()]);
-      await staging.mapAsync(MAP_READ);
-      out.set(new Float32Array(staging.getMappedRange()));
-      staging.unmap();
-    };
+    const roundTrip = roundTripOf(device, { into: src, data: input, from: src, staging, out });
     // In place, a new array and the round trip in the same rounds, in turn.
     const [inPlaceTimes, freshTimes, floorTimes] = await interleaved([
       () => p.run(inputs, { shape: [n, n], data: out }), () => p.run(inputs, { shape: [n, n] }),
@@ -305,15 +313,8 @@ async function table() {
     const output = device.createBuffer({ size: words, usage: STORAGE | COPY_SRC });
     const staging = device.createBuffer({ size: words, usage: MAP_READ | COPY_DST });
     // Dawn's round trip for this call's bytes (in and out), the floor of the typed-array call.
-    const roundTrip = async () => {
-      device.queue.writeBuffer(input, 0, padded);
-      const e = device.createCommandEncoder();
-      e.copyBufferToBuffer(output, 0, staging, 0, words);
-      device.queue.submit([e.finish()]);
-      await staging.mapAsync(MAP_READ);
-      mine.set(new Uint8Array(staging.getMappedRange(), 0, count));
-      staging.unmap();
-    };
+    const roundTrip = roundTripOf(device, { into: input, data: padded, from: output, staging,
+      out: mine });
     // Typed arrays (a new output array, as a page calls them; and written in place) and the
     // round trip in the same rounds, in turn: their ratio per round, its median over the
     // rounds (the round trip alone moved 9-18% between runs).
