@@ -366,7 +366,7 @@ def li2018_main(demos: list[str], args) -> None:
     webhal's autoschedule and hand schedule (their builds in GPU_BUILD), all three in one Node
     process on dawn.node (SwiftShader; benchmarks/README.md gives the runner's command line
     for another machine, such as the H200, with these builds carried), each with its own
-    device of the same adapter, timed the same way (benchmarks/halide_webgpu.py, RUNNER_JS): a
+    device of the same adapter, timed the same way (benchmarks/li2018_web/li2018.mjs): a
     sample is a batch of k calls through the side's public entry then one wait for its queue
     (onSubmittedWorkDone), k chosen per side so that a batch lasts about --round-ms; rounds
     run the three in turn, reversed every other round. Quoted: the median of the per-round

@@ -4,12 +4,12 @@ dawn.node: the peer the autoschedule benchmark compares webhal's WebGPU autosche
 
 Halide 21 (PyPI) compiles each demo's algorithm (its generator run with every scheduling
 directive a no-op, as benchmarks.autoschedule.algorithm_only does) with Li2018's schedule for
-`wasm-32-wasmrt-webgpu`; the static library links with HARNESS below through emcc 3.1.6
+`wasm-32-wasmrt-webgpu`; the static library links with li2018_web/harness.cpp through emcc 3.1.6
 (`-sUSE_WEBGPU=1 -sASYNCIFY -sMODULARIZE`) and runs in Node with dawn.node as navigator.gpu.
 
-How the two are timed (RUNNER_JS, one Node process): Halide's module and webhal's packages
-(autoscheduled, and the hand schedule for reference) each get their own device of the same
-dawn.node adapter; buffers stay on the device after the first call (Halide's: host copies
+How the two are timed (li2018_web/li2018.mjs, one Node process): Halide's module and webhal's
+packages (autoscheduled, and the hand schedule for reference) each get their own device of the
+same dawn.node adapter; buffers stay on the device after the first call (Halide's: host copies
 marked clean after the first call, so no upload or readback; webhal's: GPUBuffers in and out).
 A sample is one batch: performance.now(), k calls through the side's public entry (Halide:
 its C function called k times inside one ccall; webhal: `await p.run(...)` k times), then
@@ -34,7 +34,7 @@ those two forwarded by a shim library it crashes in wgpuInstanceRequestAdapter, 
 arguments differ (wgpu-native takes a callback-info struct): not usable without rewriting
 Halide's runtime. Emscripten 3.1.6's WebGPU bindings (2022) lack four things Halide's wasm runtime
 needs against today's WebGPU: wgpuBufferGetSize, wgpuComputePassEncoderDispatchWorkgroups, the
-'internal' error filter, and layout "auto" for a pipeline without a layout; SHIM_JS below
+'internal' error filter, and layout "auto" for a pipeline without a layout; li2018_web/shim.js
 supplies them (a JS library linked in, no change to Halide's code).
 """
 
@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import subprocess
 import time
 import types
@@ -51,229 +52,10 @@ from pathlib import Path
 BUILD = Path(__file__).resolve().parent / "build" / "halide_webgpu"
 TARGET = "wasm-32-wasmrt-webgpu"
 
-SHIM_JS = """
-// What Halide 21's WebGPU runtime calls that Emscripten 3.1.6's bindings lack (or spell the
-// 2022 way).
-mergeInto(LibraryManager.library, {
-  wgpuBufferGetSize__deps: ['$WebGPU'],
-  wgpuBufferGetSize: function(bufferId) { return WebGPU.mgrBuffer.get(bufferId)["size"]; },
-  wgpuComputePassEncoderDispatchWorkgroups__deps: ['$WebGPU'],
-  wgpuComputePassEncoderDispatchWorkgroups: function(passId, x, y, z) {
-    WebGPU.mgrComputePassEncoder.get(passId)["dispatchWorkgroups"](x, y, z);
-  },
-  // the filters of Halide's header: 0 validation, 1 out-of-memory, 2 internal
-  wgpuDevicePushErrorScope__deps: ['$WebGPU'],
-  wgpuDevicePushErrorScope: function(deviceId, filter) {
-    WebGPU.mgrDevice.get(deviceId)["pushErrorScope"](
-      ['validation', 'out-of-memory', 'internal'][filter]);
-  },
-  // no layout: "auto" (required now; optional in 2022)
-  wgpuDeviceCreateComputePipeline__deps: ['$WebGPU'],
-  wgpuDeviceCreateComputePipeline: function(deviceId, descriptor) {
-    var layoutId = {{{ makeGetValue('descriptor',
-                                    C_STRUCTS.WGPUComputePipelineDescriptor.layout, '*') }}};
-    var desc = {
-      "layout": layoutId ? WebGPU.mgrPipelineLayout.get(layoutId) : "auto",
-      "compute": WebGPU.makeProgrammableStageDescriptor(
-        descriptor + {{{ C_STRUCTS.WGPUComputePipelineDescriptor.compute }}}),
-    };
-    return WebGPU.mgrComputePipeline.create(
-      WebGPU.mgrDevice.get(deviceId)["createComputePipeline"](desc));
-  },
-});
-"""
-
-PRE_JS = """
-// Halide's runtime asks navigator.gpu for its adapter and device. The Li2018 runner
-// (RUNNER_JS) sets navigator.gpu itself, to remember the device and wait on its queue; run
-// alone, this module gets dawn.node's.
-if (!globalThis.navigator || !globalThis.navigator.gpu) {
-  const dawn = require(process.env.HL_WEBGPU_NODE_BINDINGS);
-  Object.assign(globalThis, dawn.globals);
-  globalThis.navigator = { gpu: dawn.create([]) };
-}
-"""
-
-# spec.h defines: the entry function's declaration, BUFFERS (dims, extents, bits per buffer,
-# the output last) and CALL(b) calling it with the demo's scalars. The module exports two
-# functions, called through ccall (async: Halide's runtime yields to JS, ASYNCIFY):
-# bench_setup() makes the buffers (inputs: the pattern webhal's side gets, host dirty), calls
-# the pipeline once, copies the output back and returns its sum (< 0: Halide's error code,
-# negated, minus one); bench_calls(k) calls the pipeline k times on the device-resident
-# buffers and returns the OR of the error codes. Timing and waiting for the GPU are the
-# runner's, the same for both sides.
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <emscripten.h>
-#include "HalideRuntime.h"
-#include "spec.h"
-static halide_buffer_t b[NBUF];
-static halide_dimension_t dims[NBUF][3];
-extern "C" EMSCRIPTEN_KEEPALIVE double bench_setup(void) {
-    memset(b, 0, sizeof b);
-    for (int k = 0; k < NBUF; k++) {
-        int stride = 1;
-        for (int d = 0; d < SPEC[k].dims; d++) {
-            dims[k][d].min = 0; dims[k][d].extent = SPEC[k].extent[d];
-            dims[k][d].stride = stride; dims[k][d].flags = 0;
-            stride *= SPEC[k].extent[d];
-        }
-        b[k].host = (uint8_t *)malloc((size_t)stride * SPEC[k].bits / 8);
-        b[k].type.code = (halide_type_code_t)SPEC[k].code; b[k].type.bits = SPEC[k].bits;
-        b[k].type.lanes = 1; b[k].dimensions = SPEC[k].dims; b[k].dim = dims[k];
-        if (k < NBUF - 1) {
-            for (int i = 0; i < stride; i++)
-                b[k].host[i] = (uint8_t)(((long long)i * 7919 + (i >> 9) * 13) % 251);
-            b[k].flags = halide_buffer_flag_host_dirty;
-        }
-    }
-    halide_buffer_t *out = &b[NBUF - 1];
-    int err = CALL(b);
-    if (!err) err = halide_copy_to_host(NULL, out);
-    if (err) return -1.0 - (err < 0 ? -err : err);
-    double sum = 0;
-    size_t count = 1;
-    for (int d = 0; d < out->dimensions; d++) count *= out->dim[d].extent;
-    for (size_t i = 0; i < count; i++) sum += out->type.bits == 8 ? out->host[i] : 0;
-    return sum;
-}
-extern "C" EMSCRIPTEN_KEEPALIVE uint8_t *bench_output(void) { return b[NBUF - 1].host; }
-extern "C" EMSCRIPTEN_KEEPALIVE int bench_calls(int k) {
-    int err = 0;
-    for (int i = 0; i < k; i++) err |= CALL(b);
-    return err;
-}
-"""
-
-# One Node process, both sides: Halide's module (bench.js, above) and webhal's packages
-# (benchmarks.autoschedule.GPU_BUILD/NAME/{auto,hand}) on dawn.node, each with its own device
-# of the same adapter. A side's sample is one batch: `k` calls through its public entry as a
-# user makes them (Halide: the C function, in a loop inside one ccall; webhal: `await
-# p.run(...)` in a loop, GPUBuffers in and out), then `await device.queue.onSubmittedWorkDone()`
-# on the side's own device, timed with performance.now() from before the first call to after
-# the wait. Each side's k is found the same way (batches growing until one lasts BATCH_MS),
-# after warm-up calls (WARMUP_MS of them a side, 1000 by default). Rounds run every side once,
-# in turn, reversed every other round (ABC CBA), so a drift of the machine falls on all of
-# them. Printed (stdout, JSON): per side the ms a call of each round (wall clock), the
-# process's CPU ms a call over the same batch (user + system of all its threads, SwiftShader's
-# among them: on a CPU adapter, the work done), k, the output's sum; a summary line on
-# stderr.
-RUNNER_JS = r"""
-// node li2018.mjs HALIDE_DIR WEBHAL_DIR SIZE ROUNDS BATCH_MS '[channels, {scalars}, margin]'
-//   [WARMUP_MS]
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-const require = createRequire(import.meta.url);
-const [halideDir, webhalDir] = [path.resolve(process.argv[2]), path.resolve(process.argv[3])];
-const [n, rounds, batchMs] = [4, 5, 6].map((i) => Number(process.argv[i]));
-const [channels, scalars, margin] = JSON.parse(process.argv[7]);
-const warmupMs = Number(process.argv[8] || 1000);
-const dawn = require(process.env.HL_WEBGPU_NODE_BINDINGS || require.resolve('webgpu'));
-Object.assign(globalThis, dawn.globals);
-const gpu = dawn.create([]);
-const halideDevices = [];  // the devices Halide's runtime makes through navigator.gpu
-const hooked = {
-  requestAdapter: async (options) => {
-    const adapter = await gpu.requestAdapter(options);
-    if (!adapter) return adapter;
-    return new Proxy(adapter, { get(target, key) {
-      if (key === 'requestDevice') {
-        return async (desc) => {
-          const device = await target.requestDevice(desc);
-          halideDevices.push(device);
-          return device;
-        };
-      }
-      const v = target[key];
-      return typeof v === 'function' ? v.bind(target) : v;
-    } });
-  },
-  getPreferredCanvasFormat: () => gpu.getPreferredCanvasFormat(),
-};
-Object.defineProperty(globalThis, 'navigator',
-  { value: { gpu: hooked }, configurable: true, writable: true });
-const now = () => performance.now();
-const STORAGE = 0x80, COPY_DST = 0x8, COPY_SRC = 0x4;
-const shape = channels ? [n, n, channels] : [n, n];
-const outShape = channels ? [n - margin, n - margin, channels] : [n - margin, n - margin];
-const count = shape.reduce((a, b) => a * b);
-const data = new Uint8Array(count).map((_, i) => (i * 7919 + (i >> 9) * 13) % 251);
-const sides = [];
-const out = { size: n, sides: {} };
-
-const factory = require(path.join(halideDir, 'bench.js'));
-const M = await factory();
-const halideSum = await M.ccall('bench_setup', 'number', [], [], { async: true });
-if (!(halideSum >= 0)) throw new Error(`Halide's pipeline failed: ${halideSum}`);
-const hdev = halideDevices[halideDevices.length - 1];
-sides.push({ name: 'li2018', device: hdev, sum: halideSum, calls: async (k) => {
-  const err = await M.ccall('bench_calls', 'number', ['number'], [k], { async: true });
-  if (err) throw new Error(`Halide's pipeline failed: ${err}`);
-} });
-
-for (const kind of ['auto', 'hand']) {
-  const { create } = await import(pathToFileURL(path.join(webhalDir, kind, 'index.js')));
-  const p = await create({ gpu, variant: 'webgpu' });
-  const info = p.adapterInfo;
-  out.adapter = info && `${info.description || info.device} (${info.vendor} ${info.architecture})`;
-  const device = p.device;
-  const padded = new Uint8Array(Math.ceil(count / 4) * 4);
-  padded.set(data);
-  const input = device.createBuffer({ size: padded.length, usage: STORAGE | COPY_DST });
-  device.queue.writeBuffer(input, 0, padded);
-  const outBytes = Math.ceil(outShape.reduce((a, b) => a * b) / 4) * 4;
-  const output = device.createBuffer({ size: outBytes, usage: STORAGE | COPY_SRC });
-  const typed = await p.run({ ...scalars, input: { data, shape } }, { shape: outShape });
-  let sum = 0;
-  for (const v of typed.data) sum += v;
-  const args = [{ ...scalars, input: { data: input, shape } }, { shape: outShape, data: output }];
-  sides.push({ name: kind, device, sum, calls: async (k) => {
-    for (let i = 0; i < k; i++) await p.run(...args);
-  } });
-}
-
-async function batch(side, k) {  // ms a call: k calls, then one wait for the GPU
-  const t = now(), cpu = process.cpuUsage();
-  await side.calls(k);
-  await side.device.queue.onSubmittedWorkDone();
-  const ms = (now() - t) / k, used = process.cpuUsage(cpu);
-  if (side.cpu) side.cpu.push((used.user + used.system) / 1e3 / k);
-  return ms;
-}
-for (const s of sides) {  // warm-up, then k: batches growing until one lasts batchMs
-  // warm-up: calls for warmupMs (a GPU's clocks rise only under sustained load: the H200's
-  // SM clock idles at 345 MHz), at least three
-  const start = now();
-  for (let i = 0; i < 3 || now() - start < warmupMs; i++) await batch(s, 1);
-  let k = 1;
-  for (;;) {
-    const ms = (await batch(s, k)) * k;
-    if (ms >= batchMs / 2 || k >= 1 << 16) {
-      s.k = Math.max(1, Math.round(k * batchMs / Math.max(ms, 1e-3)));
-      break;
-    }
-    k = Math.min(1 << 16, Math.ceil(k * Math.min(16, batchMs / Math.max(ms, 1e-3))));
-  }
-  s.ms = [];
-  s.cpu = [];
-}
-for (let r = 0; r < rounds; r++) {
-  for (const s of (r % 2 ? [...sides].reverse() : sides)) s.ms.push(await batch(s, s.k));
-}
-for (const s of sides) out.sides[s.name] = { ms: s.ms, cpuMs: s.cpu, k: s.k, sum: s.sum };
-const li = out.sides.li2018.ms, auto = out.sides.auto.ms;
-const ratios = li.map((v, i) => v / auto[i]).sort((a, b) => a - b);
-const q = (f) => ratios[Math.min(ratios.length - 1, Math.floor(f * ratios.length))];
-console.error(`Li2018/auto ${q(0.5).toFixed(2)} (quartiles ${q(0.25).toFixed(2)}-`
-  + `${q(0.75).toFixed(2)}, ${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)}), `
-  + `k ${sides.map((s) => `${s.name} ${s.k}`).join(', ')}, sums `
-  + `${sides.map((s) => s.sum).join(' ')}`);
-console.log(JSON.stringify(out));
-process.exit(0);
-"""
+# What the harness is made of (benchmarks/li2018_web/): harness.cpp (Halide's pipeline called
+# from JS, the buffers kept on the device), shim.js (what Emscripten 3.1.6's WebGPU bindings
+# lack), pre.js (navigator.gpu from dawn.node) and li2018.mjs (the runner: both sides timed).
+SOURCES = Path(__file__).resolve().parent / "li2018_web"
 
 
 class _NoSchedules:
@@ -365,9 +147,9 @@ def build(name: str, size: int, channels: int, scalars: dict, margin: int,
         f"struct Spec {{ int dims; int extent[3]; int code; int bits; }};\n"
         f"#define NBUF {len(spec)}\nstatic const Spec SPEC[NBUF] = {{{rows}}};\n"
         f"#define CALL(b) {name}_li2018({', '.join(call)})\n")
-    (out_dir / "main.cpp").write_text(HARNESS)
-    (out_dir / "shim.js").write_text(SHIM_JS)
-    (out_dir / "pre.js").write_text(PRE_JS)
+    shutil.copy(SOURCES / "harness.cpp", out_dir / "main.cpp")
+    for name in ("shim.js", "pre.js"):
+        shutil.copy(SOURCES / name, out_dir / name)
     include = Path(halide.__file__).parent / "include"
     env = dict(os.environ, NODE_PATH="/usr/share/nodejs")
     subprocess.run(["em++", "-O2", f"-I{include}", f"-I{out_dir}", str(out_dir / "main.cpp"),
@@ -380,21 +162,21 @@ def build(name: str, size: int, channels: int, scalars: dict, margin: int,
                     str(out_dir / "pre.js"), "-o", str(out_dir / "bench.js")],
                    check=True, env=env, capture_output=True, text=True)
     (out_dir / "autoschedule_seconds").write_text(f"{seconds:.3f}")
-    # RUNNER_JS's last argument, for running it elsewhere (--run-only, or by hand)
+    # li2018.mjs's last argument, for running it elsewhere (--run-only, or by hand)
     (out_dir / "about.json").write_text(json.dumps([channels, scalars, margin]))
     return out_dir / "bench.js"
 
 
 def run(halide_dir: Path, webhal_dir: Path, size: int, rounds: int, batch_ms: float,
         about: list, icd: str | None, node_env: dict | None = None) -> dict:
-    """RUNNER_JS (written to BUILD/li2018.mjs) in Node on dawn.node with Vulkan ICD `icd`:
-    Halide's harness in `halide_dir` and webhal's packages in `webhal_dir` (auto/, hand/),
+    """li2018_web/li2018.mjs (copied to BUILD/li2018.mjs) in Node on dawn.node with Vulkan ICD
+    `icd`: Halide's harness in `halide_dir` and webhal's packages in `webhal_dir` (auto/, hand/),
     `rounds` rounds of one batch of about `batch_ms` a side. `about` is [channels, scalars,
-    margin]. Its JSON (see RUNNER_JS), or {"error": ...} where it failed."""
+    margin]. Its JSON (see li2018.mjs), or {"error": ...} where it failed."""
     from webhal.errors import ToolchainError
     from webhal.runners.node import run_node
     BUILD.mkdir(parents=True, exist_ok=True)
-    (BUILD / "li2018.mjs").write_text(RUNNER_JS)
+    shutil.copy(SOURCES / "li2018.mjs", BUILD / "li2018.mjs")  # beside the builds it runs
     extra = dict(node_env or {})
     if icd:
         extra.update(VK_ICD_FILENAMES=icd, VK_DRIVER_FILES=icd)
