@@ -5,7 +5,13 @@ harness (benchmarks/harness.c, as `python -m benchmarks.run` does): webhal with 
 schedule, webhal autoscheduled (webhal's own search), and Halide's Mullapudi2016 and Adams2019
 autoschedulers (the plugins PyPI halide ships, loaded by path) compiled by Halide for the same
 target. The algorithms come from benchmarks/suite.py with its scheduling directives turned
-into no-ops (`algorithm_only`). Also printed: the time autoscheduling each demo takes.
+into no-ops (`algorithm_only`). The six demos join the table as pipelines demo_NAME
+(demo_specs): the demo's generator with its hand CPU schedule, the same generator with its
+schedule removed (clear_schedules) then autoscheduled by webhal, and the same algorithm
+defined over Halide the way benchmarks/halide_webgpu.py defines it for Li2018 (the demo's
+source run with every scheduling directive a no-op) then autoscheduled by Halide's plugins;
+inputs are the demo's photograph tiled to the suite's 1536x1024, scalars at their defaults.
+Also printed: the time autoscheduling each demo takes.
 
 Ratios are per round, side by side in one run; the spread is the range over rounds. The wasm
 rounds are interleaved: in each round every (pipeline, target) runs its implementations one
@@ -61,6 +67,7 @@ def algorithm_only(module, autoschedule=None):
     proxy.__dict__.update({k: getattr(module, k) for k in dir(module) if not k.startswith("__")})
     proxy.Func = Func
     proxy.__file__ = module.__file__
+    proxy.benchmark_autoschedule = autoschedule  # the demos' builds (demo_specs) call it themselves
     return proxy
 
 
@@ -73,7 +80,7 @@ def set_estimates(module, output, args, inputs: list[np.ndarray], output_shape,
     for image, array in zip(images, inputs):
         image.set_estimates([(0, e) for e in reversed(array.shape)])
     for a in args:
-        if isinstance(a, module.Param) and params and a.name() in params:
+        if not isinstance(a, module.ImageParam) and params and a.name() in params:
             a.set_estimate(params[a.name()])
 
 
@@ -110,6 +117,93 @@ def demo_pipeline(name: str, target: str, size: tuple[int, int]):
     scalars = {k: v.get("default", 1.0) for k, v in demo.get("scalars", {}).items()}
     set_image_estimates(p, inputs, size, demo.get("margin", 0), scalars)
     return p, g, mod
+
+
+# -- the demos as wasm benchmark pipelines ---------------------------------------------------
+
+DEMO_PREFIX = "demo_"
+
+
+class _DemoOutput:
+    """A demo's output as build_all uses a suite Func: its name, and compile_to_static_library
+    of the whole generator pipeline (autoscheduled first by `autoschedule`, if given)."""
+
+    def __init__(self, pipeline, output, module, autoschedule, spec):
+        self.pipeline, self.output, self.module = pipeline, output, module
+        self.autoschedule, self.spec = autoschedule, spec
+
+    def name(self) -> str:
+        return self.output.name()
+
+    def compile_to_static_library(self, prefix, args, name, target):
+        if self.autoschedule is not None:
+            self.autoschedule(self.module, self.pipeline, self.output, args, target, self.spec)
+        return self.pipeline.compile_to_static_library(prefix, args, name, target)
+
+
+def _build_demo(name: str, spec, hl):
+    """Demo `name`'s generator as a suite Built for implementation module `hl`: webhal itself
+    gives the demo's hand CPU schedule; algorithm_only(webhal, ...) its pipeline with the
+    schedule removed (clear_schedules) and autoscheduled at compile time; algorithm_only(halide,
+    ...) the same algorithm defined over Halide (halide_webgpu's path: the demo's source run
+    with every scheduling directive a no-op), autoscheduled by Halide's plugin."""
+    from benchmarks.measure import SIMD
+    auto = getattr(hl, "benchmark_autoschedule", None)
+    if hl.__name__.startswith("halide"):
+        import halide
+
+        from benchmarks.halide_webgpu import _halide_generator, _NoSchedules
+        with halide.GeneratorContext(halide.Target(SIMD)), _NoSchedules():
+            g = _halide_generator(name)()
+            pipeline = g._build_pipeline()
+        args = [getattr(g, i.name) for i in g._get_arginfos()
+                if not str(i.dir).endswith("Output")]
+        module = halide
+    else:
+        import webhal
+        from webhal import demo_page
+        with webhal.GeneratorContext(webhal.Target(SIMD)):
+            g = demo_page.load(name).generator()()
+            pipeline = g.build_pipeline()
+            args = list(g.inputs())
+        if auto is not None:
+            clear_schedules(pipeline)
+        module = webhal
+    output = pipeline.outputs()[0]
+    from benchmarks.suite import Built
+    return Built(_DemoOutput(pipeline, output, module, auto, spec), args, dict(spec.params))
+
+
+def demo_specs(names=DEMOS, size: tuple[int, int] | None = None) -> list:
+    """The demos as suite Specs (benchmarks.suite.Spec), named demo_NAME: an input of the
+    demo's photograph tiled to `size` (width, height; default the suite's, 1536x1024), the
+    scalars at their defaults, the output `margin` pixels smaller. With another size the name
+    says it (demo_NAME_WxH), so its builds sit apart."""
+    import functools
+
+    from benchmarks import suite
+    from webhal import demo_page
+    w, h = size or (suite.WIDTH, suite.HEIGHT)
+    specs = []
+    for name in names:
+        d = demo_page.load(name)
+        rgb = d.layout == "rgb"
+        image = suite.rgb_planar_u8 if rgb else suite.gray_u8
+        shape = ((3,) if rgb else ()) + (h - d.margin, w - d.margin)
+        label = DEMO_PREFIX + name + ("" if size is None else f"_{w}x{h}")
+        spec = suite.Spec(label, f"the {name} demo's generator", None,
+                          functools.partial(lambda f: [f(h, w)], image), shape, "uint8",
+                          params={k: v["default"] for k, v in d.scalars.items()})
+        object.__setattr__(spec, "build", functools.partial(_build_demo, name, spec))
+        specs.append(spec)
+    return specs
+
+
+def demo_sources() -> list[Path]:
+    """What the demos' builds depend on besides suite.py and wasm.py (a change rebuilds)."""
+    here = Path(__file__).resolve().parent
+    return [here / "autoschedule.py", here / "halide_webgpu.py",
+            *(here.parent / "demos" / n / f"{n}.py" for n in DEMOS)]
 
 
 # -- WebGPU: the demos' hand GPU schedules against their autoschedules ----------------------
@@ -331,8 +425,9 @@ def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0)
     import webhal
 
     def auto(name, params=None):
-        def run(module, pipeline, output, args, target):
-            spec = spec_by_name[output_name_to_spec[output.name().split("$")[0]]]
+        def run(module, pipeline, output, args, target, spec=None):
+            if spec is None:
+                spec = spec_by_name[output_name_to_spec[output.name().split("$")[0]]]
             if module.__name__.startswith("halide"):
                 module.load_plugin(_halide_plugin(name))
             set_estimates(module, output, args, spec.inputs(), spec.output_shape, spec.params)
@@ -346,6 +441,8 @@ def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0)
 
     output_name_to_spec = {}
     for name, spec in spec_by_name.items():
+        if name.startswith(DEMO_PREFIX):  # their builds pass their spec (demo_specs)
+            continue
         output_name_to_spec[spec.build(algorithm_only(webhal)).output.name()] = name
     impls = {"webhal": webhal, "webhal-auto": algorithm_only(webhal, auto("Webhal"))}
     if tune:
@@ -430,7 +527,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one short round")
-    parser.add_argument("--pipelines", help="comma list (default: the whole suite)")
+    parser.add_argument("--pipelines",
+                        help="comma list of suite pipelines and demos (demo_blur, ...); "
+                             "'suite' and 'demos' stand for all of each (default: both)")
     parser.add_argument("--targets", default="simd,threads",
                         help="comma list of simd, threads (default: both)")
     parser.add_argument("--no-halide", action="store_true", help="webhal only")
@@ -477,9 +576,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.webgpu:
         args.rounds = args.rounds or 7
         return webgpu_main(args)
-    names = args.pipelines.split(",") if args.pipelines else list(suite.SUITE)
+    names = []
+    for n in (args.pipelines or "suite,demos").split(","):
+        names += {"suite": list(suite.SUITE),
+                  "demos": [DEMO_PREFIX + d for d in DEMOS]}.get(n, [n])
     targets = [{"simd": SIMD, "threads": THREADS}[t] for t in args.targets.split(",")]
-    specs = [suite.SUITE[n] for n in names]
+    demos = {s.name: s for s in demo_specs([n[len(DEMO_PREFIX):] for n in names
+                                            if n.startswith(DEMO_PREFIX)])}
+    specs = [demos[n] if n in demos else suite.SUITE[n] for n in names]
     settings = QUICK if args.quick else FULL
     impls = implementations({s.name: s for s in specs}, not args.no_halide, args.tune)
     inputs = {s.name: s.inputs() for s in specs}
@@ -493,7 +597,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from benchmarks import wasm
         wasm.THREAD_POOL_SIZE = args.pool_size
-        builds = build_all(specs, inputs, impls, targets, rebuild=not args.reuse)
+        builds = build_all(specs, inputs, impls, targets, rebuild=not args.reuse,
+                           extra_sources=demo_sources() if demos else ())
     if args.build_only:
         from benchmarks.wasm import harness_args
         print("built; to measure elsewhere (with benchmarks/build/package.json, which says the "
@@ -532,14 +637,16 @@ def main(argv: list[str] | None = None) -> int:
                       f"{ratio:>24}  {same}"
                       + ("" if m.ok else f"  {m.error.splitlines()[0][:80]}"))
                 if r is not None:
-                    geo.setdefault((TARGET_LABELS[target], m.impl), []).append(r[1])
-                    per_round_geo.setdefault((TARGET_LABELS[target], m.impl), []).append(
+                    key = ("demos" if spec.name in demos else "suite", TARGET_LABELS[target],
+                           m.impl)
+                    geo.setdefault(key, []).append(r[1])
+                    per_round_geo.setdefault(key, []).append(
                         [a / b for a, b in zip(m.round_medians_ms, hand.round_medians_ms)])
-    for (label, impl), values in geo.items():
-        rounds_geo = [geomean(col) for col in zip(*per_round_geo[(label, impl)])]
-        print(f"geometric mean {label} {impl} / hand: {geomean(values):.2f} over {len(values)} "
-              f"pipelines (per round {min(rounds_geo):.2f}-{max(rounds_geo):.2f}), worst "
-              f"{max(values):.2f}")
+    for (group, label, impl), values in geo.items():
+        rounds_geo = [geomean(col) for col in zip(*per_round_geo[(group, label, impl)])]
+        print(f"geometric mean {group} {label} {impl} / hand: {geomean(values):.2f} over "
+              f"{len(values)} pipelines (per round {min(rounds_geo):.2f}-{max(rounds_geo):.2f}), "
+              f"worst {max(values):.2f}")
     for (module, name, pipeline, target), seconds in sorted(AUTOSCHEDULE_SECONDS.items()):
         print(f"autoschedule time {module} {name} {pipeline} {target}: {seconds:.3f} s")
     if not args.no_demos:
