@@ -4,6 +4,7 @@ exactly that many, and the host for its own cores."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 
@@ -37,12 +38,17 @@ def _jobs(spec, source: str) -> int:
     return -(-spec.output_shape[0] // rows[0])
 
 
-def test_threads_blur_has_enough_strips_for_16_workers():
+def test_threads_blur_has_more_strips_than_16_workers_and_slides():
     # Planned for 4 workers alone, the blur at the suite's 1024 rows had 8 strips of 128 rows:
-    # on 16 workers half of them idled.
+    # on 16 workers half of them idled; planned for 2-16 workers with jobs beyond the largest
+    # pool taken as balanced, 16 strips of 64 rows, one a worker, and 1.5x the hand schedule's
+    # time (128 strips of 8 rows) on 16 workers. The pool's imbalance (the last worker's tail)
+    # now asks for more strips, and its horizontal pass is a sliding window within each strip
+    # (3 rows that stay in the first-level cache, not a strip of 66 rows that does not).
     spec, _, _, source = _suite_schedule("blur", THREADS)
     assert spec.output_shape[0] == 1024
-    assert _jobs(spec, source) >= 16, source
+    assert 32 <= _jobs(spec, source) <= 128, source
+    assert "blur_x.store_at(blur_y, yo).compute_at(blur_y, yi)" in source, source
 
 
 def test_explicit_parallelism_plans_for_exactly_that_many():
@@ -52,17 +58,22 @@ def test_explicit_parallelism_plans_for_exactly_that_many():
     assert ".parallel(" not in one
 
 
-def test_the_pool_model_weighs_job_cost_against_idle_workers():
+def test_the_pool_model_weighs_hand_out_against_imbalance():
     m = machine_for(hl.Target(THREADS))
     assert m.pools == WASM_POOLS and m.threads == 4
+    jobs = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
     def best(machine, ns):
-        return min((1, 2, 4, 8, 16, 32, 64), key=lambda jobs: machine.parallel_ns(ns, jobs))
+        return min(jobs, key=lambda j: machine.parallel_ns(ns, j))
 
-    # 2 ms of work: a job for each of 16 workers; 50 us: fewer, larger jobs (on 2 workers
-    # each job's hand-out is a large part of it)
-    assert best(m, 2e6) == 16
-    assert best(m, 5e4) == 8
+    # 1 ms of work: 64 jobs (the hand schedules' count), not one a worker of the largest pool:
+    # the last worker's tail of half a job against 90 ns to hand out each; the more work, the
+    # more jobs pay (about sqrt(work / hand-out)); 50 us: 16
+    assert best(m, 1e6) == 64
+    assert best(m, 1e7) == 256
+    assert best(m, 5e4) == 16
+    # without the imbalance, jobs beyond the largest pool only cost their hand-out
+    assert best(dataclasses.replace(m, tail=0.0), 1e6) == 16
     # an explicit parallelism, and the host: exactly that many workers
     assert best(machine_for(hl.Target(THREADS), 4), 2e6) == 4
     host = machine_for(hl.Target("host"))
@@ -93,6 +104,6 @@ def test_threads_autoschedule_matches_numpy(name):
                                   if d in ("bilateral_grid", "local_laplacian") else d
                                   for d in DEMOS])
 def test_threads_autoschedule_of_demos_matches_reference(name):
-    """Each demo's wasm_threads autoschedule for a 512^2 photo (strips of 32-64 rows, the
+    """Each demo's wasm_threads autoschedule for a 512^2 photo (strips of 16-32 rows, the
     local Laplacian's levels down to 4), run on the host: the reference's values."""
     check_demo_autoscheduled(name, THREADS, "host", (512, 512))

@@ -33,6 +33,10 @@ from webhal.autoschedule.graph import Node
 from webhal.autoschedule.targets import Machine
 
 INLINE, ROOT, STRIP, SLIDE, SHARED = "inline", "root", "strip", "slide", "shared"
+# A byte moved to and from the second-level cache, as a share of one moved to memory (Machine's
+# l1_bytes): enough that a sliding window, whose rows stay in the first level, beats a strip
+# that fits only the second.
+L2_SHARE = 0.25
 
 
 @dataclass
@@ -322,6 +326,8 @@ class CostModel:
             kept = rows_kept * fr[0][1] * self.bytes_per_point(fid)
             if kept > m.cache_bytes:
                 traffic += fn_points * recompute * self.bytes_per_point(fid) * m.byte_ns * 2
+            elif m.l1_bytes and kept > m.l1_bytes:  # written to and read from the next level
+                traffic += fn_points * recompute * self.bytes_per_point(fid) * m.byte_ns * L2_SHARE
         jobs = outer * (math.ceil(height / rows) if rows else 1)
         spread = m.parallel_ns(work + traffic, jobs) if rows else work + traffic
         return spread + m.realize_ns + self._update_cost(g.root)

@@ -42,15 +42,31 @@ class Machine:
     # Pool sizes the worker pool may have at run time (wasm_threads: the user's
     # navigator.hardwareConcurrency); empty: exactly `threads` workers.
     pools: tuple[int, ...] = ()
+    # The pool of run-time size, as measured on V8 (see WASM_POOLS): what handing out one
+    # job costs the whole loop (serialized: the pool's queue is taken one job at a time), and
+    # the share of one job's length by which the last worker finishes after the others.
+    hand_out_ns: float = 0.0
+    tail: float = 0.0
+    # A fused producer's strip larger than this leaves the first-level cache (its rows written,
+    # then read back from the next level); a sliding window's few rows stay in it. 0: not priced.
+    l1_bytes: int = 0
 
     def parallel_ns(self, ns: float, jobs: int) -> float:
-        """Time of `ns` of work split into `jobs` equal parallel jobs: on a pool of P workers
-        min(P, jobs) of them share the work and each job costs `job_ns`, handed out P at a
-        time. For a pool of run-time size (`pools`) the mean over its plausible sizes, the
-        size P weighted by P: that is the mean of the time relative to what P workers could
-        do, so that idle workers on 16 cores count as much as too many small jobs on 2."""
-        sizes = self.pools or (self.threads,)
-        return sum(p * (ns / min(p, jobs) + jobs * self.job_ns / p) for p in sizes) / sum(sizes)
+        """Time of `ns` of work split into `jobs` equal parallel jobs.
+
+        A pool of `threads` workers: min(P, jobs) of them share the work and each job costs
+        `job_ns`, handed out P at a time. A pool of run-time size (`pools`): per size P, the
+        work spread over P workers plus the imbalance, `tail` of one job's length (workers
+        wake late and jobs are uneven, so the last one ends after the others: many small jobs
+        balance better than one a worker), at least a job's length where there are fewer
+        jobs than workers, plus `hand_out_ns` per job; the mean over the sizes, P weighted by
+        P (the mean of the time relative to what P workers could do, so that idle workers on
+        16 cores count as much as too many small jobs on 2)."""
+        if not self.pools:
+            p = self.threads
+            return ns / min(p, jobs) + jobs * self.job_ns / p
+        return sum(p * (max(ns / min(p, jobs), ns / p + self.tail * (1 - 1 / p) * ns / jobs)
+                        + jobs * self.hand_out_ns) for p in self.pools) / sum(self.pools)
 
     def lanes(self, bits: int) -> int:
         """Lanes of one vector of `bits`-wide elements (1 without SIMD)."""
@@ -98,6 +114,11 @@ _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.03,
 # sizes they take 64-row strips (16 jobs): 1.22x / 1.17x there (two runs), 0.67x the time of
 # 128-row strips (docs/autoschedule.md).
 WASM_POOLS = (2, 4, 8, 16)
+# Measured on the GPU machine (16 cores, Node 20; benchmarks/build/t29, docs/autoschedule.md
+# "The per-job cost"): a job costs a loop 80-95 ns whatever the pool's size (2 to 16 workers),
+# and strips of 16 or 32 rows (64, 32 jobs) took 0.65-0.93x the time of 64-row strips (16 jobs,
+# one a worker) on 16 workers: the last worker's tail is about half a job.
+_WASM_POOL = dict(hand_out_ns=90.0, tail=0.5, l1_bytes=32 * 1024)
 
 
 def machine_for(target: Target, parallelism: int | None = None) -> Machine:
@@ -109,8 +130,8 @@ def machine_for(target: Target, parallelism: int | None = None) -> Machine:
     if target.is_wasm:
         simd = target.has_feature("wasm_simd128")
         threads = target.has_feature("wasm_threads")
-        pools = WASM_POOLS if threads and not parallelism else ()
+        pool = dict(pools=WASM_POOLS, **_WASM_POOL) if threads and not parallelism else {}
         return Machine("wasm_simd128" if simd else "wasm", False, 128 if simd else 0,
-                       parallelism or (4 if threads else 1), **_WASM, pools=pools)
+                       parallelism or (4 if threads else 1), **_WASM, **pool)
     bits = target.natural_vector_size(8) * 8 if not target.is_reference else 128
     return Machine("host", False, bits, parallelism or (os.cpu_count() or 1), **_HOST)
