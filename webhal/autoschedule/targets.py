@@ -111,13 +111,14 @@ _GPU = dict(job_ns=0.0, op_ns=0.02, widen_ns=0.0, gather_ns=0.05, byte_ns=0.03,
 # schedule is chosen. Planned for 4 workers alone, strips came out 8 a frame (128 of 1024
 # rows): on the GPU machine's 16 cores half the workers idled and the suite's threads
 # autoschedules took 1.8x the hand schedules' time (2.5x for the blur). Planned over these
-# sizes they take 64-row strips (16 jobs): 1.22x / 1.17x there (two runs), 0.67x the time of
-# 128-row strips (docs/autoschedule.md).
+# sizes with jobs beyond a pool's size taken as balanced, 64-row strips (16 jobs): 1.22x /
+# 1.17x there (two runs); with the imbalance priced (_WASM_POOL), 8-32 rows: 0.98x / 0.98x
+# (docs/autoschedule.md).
 WASM_POOLS = (2, 4, 8, 16)
 # Measured on the GPU machine (16 cores, Node 20; benchmarks/build/t29, docs/autoschedule.md
-# "The per-job cost"): a job costs a loop 80-95 ns whatever the pool's size (2 to 16 workers),
-# and strips of 16 or 32 rows (64, 32 jobs) took 0.65-0.93x the time of 64-row strips (16 jobs,
-# one a worker) on 16 workers: the last worker's tail is about half a job.
+# "The per-job cost"): a job costs a loop 75-98 ns whatever the pool's size (2 to 16 workers),
+# and 64 jobs (strips of 16 rows) took 0.60-0.88x the time of 16 (one a worker) on five of the
+# suite's pipelines on 16 workers; the 16-, 32- and 64-job times fit a tail of half a job.
 _WASM_POOL = dict(hand_out_ns=90.0, tail=0.5, l1_bytes=32 * 1024)
 
 
