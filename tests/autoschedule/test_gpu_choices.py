@@ -235,13 +235,14 @@ def test_the_search_stops_at_a_local_minimum_at_any_size():
 
 
 def test_bilateral_grid_update_shares_its_samples_between_channels():
-    """The grid's update unrolls its two channels inside the RDom's loops (one sample, two
+    """The grid's update computes its two channels inside the RDom's loops (one sample, two
     sums), as the hand schedule does, rather than a block dimension that computes every
-    sample twice."""
+    sample twice; vectorized, not unrolled (one statement: its guard, its sample and the bin
+    once, not once a channel: the update 1.65x faster on SwiftShader)."""
     lines = schedule("bilateral_grid")
     update = next(line for line in lines if line.startswith("grid.update(0)"))
-    assert ".reorder(c, r_x, r_y, x, y).unroll(c).gpu_tile(" in update, update
-    assert "gpu_blocks(c)" not in update, update
+    assert ".reorder(c, r_x, r_y, x, y).vectorize(c).gpu_tile(" in update, update
+    assert "gpu_blocks(c)" not in update and "unroll" not in update, update
 
 
 def test_bilateral_grid_schedule_source_gives_the_same_statement(tmp_path):

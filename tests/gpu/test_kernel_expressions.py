@@ -77,6 +77,68 @@ def test_division_by_powers_of_two(target, request):
                                       err_msg=str(t))
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_scatter_reads_its_sample_once(target, request):
+    """A histogram's update, its two channels a vector (the bilateral grid's): the uint8
+    sample (a packed load) and the bin it falls in are computed once a point, though
+    scalarize binds the bin for the loads and again for the stores and pack_storage gives
+    each load of the sample an index of its own (before: three loads of the sample's word,
+    two of the bin)."""
+    request.getfixturevalue("vulkan_device" if "vulkan" in target else "wgpu_adapter")
+    z, c = hl.Var("z"), hl.Var("c")
+    inp = hl.ImageParam(hl.UInt(8), 1, "input")
+    r = hl.RDom([(0, 4)], "r")
+    v = inp[x * 4 + r.x]
+    h = hl.Func("h")
+    h[x, z, c] = 0.0
+    h[x, hl.i32(v) / 64, c] += hl.select(c == 0, hl.f32(v), 1.0)
+    h.bound(c, 0, 2).gpu_tile(x, xo, xi, 8)
+    h.update().reorder(c, r.x, x).vectorize(c).gpu_tile(x, xo, xi, 8)
+    if "vulkan" not in target:
+        code = _code(h, target)
+        body = code[code.index("fn kernel_1_h("):]
+        body = body[:body.index("\n}\n")]
+        assert body.count(">> 6u") == 1 and body.count("& 255u") == 2, body
+    data = (np.arange(64) * 37 % 256).astype(np.uint8)
+    inp.set(hl.Buffer(data))
+    np.testing.assert_array_equal(np.asarray(h.realize([16, 4, 2], target)),
+                                  np.asarray(h.realize([16, 4, 2], "reference")))
+
+
+def _let(name: str, value: ir.Expr, body: st.Stmt) -> st.LetStmt:
+    return st.LetStmt(name, value, body)
+
+
+def test_cse_names_a_let_value_in_what_it_encloses():
+    """A LetStmt's value is its name in the statements inside it: everywhere when it reads
+    no memory; when it loads, along its chain of LetStmts and the expressions of the
+    statement that ends it, not in statements nested further (a store before them may
+    change what it read), and not once its name or a name it reads is bound again."""
+    i32 = Int(32)
+    a = ir.Variable(i32, "a")
+    pure = ir.Mul(ir.Add(a, ir.IntImm(i32, 3)), ir.IntImm(i32, 5))
+    load = ir.Load(i32, "buf", pure)
+    zero = ir.IntImm(i32, 0)
+
+    def store(value):
+        return st.Store("out", value, zero)
+
+    # along the chain: both reuse their name
+    body = common_subexpressions(_let("p", pure, _let("l", load, _let(
+        "q", ir.Add(pure, ir.IntImm(i32, 1)), store(ir.Add(load, pure))))))
+    q = body.body.body
+    assert q.value == ir.Add(ir.Variable(i32, "p"), ir.IntImm(i32, 1)), q
+    assert q.body.value == ir.Add(ir.Variable(i32, "l"), ir.Variable(i32, "p")), q.body
+    # nested after a store: the load is loaded again, the pure value still named
+    body = common_subexpressions(_let("p", pure, _let("l", load, st.Block((
+        st.Store("buf", zero, pure), store(ir.Add(load, pure)))))))
+    assert body.body.body.stmts[1].value == ir.Add(load.__class__(
+        i32, "buf", ir.Variable(i32, "p")), ir.Variable(i32, "p")), body
+    # `a` bound again inside: neither value is the same any more
+    body = common_subexpressions(_let("p", pure, _let("a", zero, store(pure))))
+    assert body.body.body.value == pure, body
+
+
 def test_cse_tells_signed_zeros_apart():
     """x + 0.0 and x + -0.0 differ (for x = -0.0): the pass shares only what is equal."""
     v = ir.Variable(Float(32), "v")

@@ -8,7 +8,16 @@ and index) that is not a variable or a constant becomes a LetStmt before the sta
 ones first, and its uses read that name. Loads are repeated values too: nothing in one
 statement's expressions writes memory. Calls other than pure intrinsics and math functions
 (atomics, runtime calls) are never shared, nor is anything containing one, nor vectors (those
-that remain are scalarize's whole-vector accesses, bound already)."""
+that remain are scalarize's whole-vector accesses, bound already).
+
+Across statements, a LetStmt's value is its name in the statements it encloses: an expression
+equal to it (structurally, after the same replacement inside it) reads the name instead. That
+holds everywhere inside for a value that reads no memory, and for one that loads only until
+memory may change: along the LetStmt's chain of bodies and the expressions of the statement
+that ends it (a Store's value and index are computed before it writes), not into nested
+statements nor past a value that calls an atomic. (scalarize's lanes of a vector
+read-modify-write, the bilateral grid's histogram, bind the same index once for the loads and
+again for the stores.)"""
 
 from __future__ import annotations
 
@@ -102,11 +111,100 @@ class _Table:
                             self.occur(x)
 
 
+def _impure(n) -> bool:
+    return isinstance(n, ir.Call) and (n.call_type not in _PURE_CALLS or "atomic" in n.name)
+
+
 class _CSE(Rewriter):
+    def __init__(self, names: Names):
+        super().__init__(names)
+        # structural key of a LetStmt's value -> (its Variable, whether it reads no memory),
+        # for the statements it encloses (see the module's docstring)
+        self.known: dict = {}
+        self.chain = False  # whether the statement being rewritten is a LetStmt's body
+
+    def stmt(self, s: st.Stmt) -> st.Stmt:
+        outer = self.known
+        self.known = dict(outer) if self.chain else {k: v for k, v in outer.items() if v[1]}
+        self.chain = False
+        try:
+            if isinstance(s, st.For):
+                self.forget(s.name)
+            if not isinstance(s, st.LetStmt):
+                return super().stmt(s)
+            b = Bindings(self.names)
+            value, key = s.value, None
+            if not any(isinstance(n, ir.Let) for n in walk(s.value)):
+                value, key = self.known_names(s.value)
+                if any(isinstance(n, ir.Variable) and n.name == s.name for n in walk(value)):
+                    value = s.value  # a name bound again (lowering repeats some): as it was
+            self.forget(s.name)
+            new = self.shared([value], b)[0]
+            if any(_impure(n) for n in walk(value)):
+                # memory may change: values that load are no longer known
+                self.known = {k: v for k, v in self.known.items() if v[1]}
+            elif key is not None and key not in self.known and not is_trivial(value) \
+                    and s.value.type.lanes == 1:
+                loads = any(isinstance(n, ir.Load) for n in walk(value))
+                uses = frozenset(n.name for n in walk(s.value) if isinstance(n, ir.Variable))
+                self.known[key] = (ir.Variable(s.value.type, s.name), not loads, uses | {s.name})
+            value = new
+            self.chain = True
+            return b.around(_replace(s, value=value, body=self.stmt(s.body)))
+        finally:
+            self.known, self.chain = outer, False
+
+    def forget(self, name: str) -> None:
+        """Drop the known values that `name`, bound again, changes (or names)."""
+        self.known = {k: v for k, v in self.known.items() if name not in v[2]}
+
+    def known_names(self, e: ir.Expr) -> tuple[ir.Expr, tuple]:
+        """(e with each subexpression equal to a known value replaced by its name, outermost
+        first; e's structural key)."""
+        memo: dict[int, tuple] = {}
+
+        def go(x):
+            got = memo.get(id(x))
+            if got is not None:
+                return got
+            key, changed = [type(x)], {}
+            for name in _field_names(type(x)):
+                v = getattr(x, name)
+                if isinstance(v, ir.Expr):
+                    new, k = go(v)
+                    key.append(k)
+                    if new is not v:
+                        changed[name] = new
+                elif isinstance(v, tuple):
+                    parts, keys = [], []
+                    for y in v:
+                        if isinstance(y, ir.Expr):
+                            new, k = go(y)
+                            parts.append(new)
+                            keys.append(k)
+                        else:
+                            parts.append(y)
+                            keys.append(_leaf(y))
+                    key.append(tuple(keys))
+                    if any(p is not y for p, y in zip(parts, v)):
+                        changed[name] = tuple(parts)
+                else:
+                    key.append(_leaf(v))
+            key = tuple(key)
+            hit = self.known.get(key)
+            node = hit[0] if hit is not None else \
+                dataclasses.replace(x, **changed) if changed else x
+            memo[id(x)] = (node, key)
+            return node, key
+        return go(e)
+
     def shared(self, exprs: list[ir.Expr], b: Bindings) -> list[ir.Expr]:
-        """exprs with the subexpressions they repeat bound in b (each once)."""
+        """exprs with the subexpressions they repeat bound in b (each once), those equal to a
+        known LetStmt value replaced by its name first."""
         if any(isinstance(n, ir.Let) for e in exprs for n in walk(e)):
             return exprs  # names scoped inside an expression: left as they are
+        if self.known:
+            exprs = [self.known_names(e)[0] for e in exprs]
         table = _Table()
         for e in exprs:
             table.occur(e)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from webhal.ir import nodes as ir
@@ -51,3 +52,16 @@ class Bindings:
             s = st.LetStmt(name, value, s)
         self.pairs = []
         return s
+
+
+def structural_key(e):
+    """A hashable key, equal for structurally equal IR (whatever objects hold it); floats are
+    told apart by their text (-0.0 == 0.0 in Python)."""
+    if isinstance(e, float):
+        return ("float", repr(e))
+    if isinstance(e, tuple):
+        return tuple(structural_key(x) for x in e)
+    if isinstance(e, ir.Expr):
+        return (type(e),) + tuple(structural_key(getattr(e, f.name))
+                                  for f in dataclasses.fields(e) if f.compare)
+    return e

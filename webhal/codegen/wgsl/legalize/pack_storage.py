@@ -11,13 +11,19 @@ Stores of consecutive elements whose values are already computed (as the lanes o
 store are after scalarize) are also written as whole words, plainly, when the first element
 starts a word; otherwise as those words shifted across one more word, whose first and last are
 shared (two atomic operations each, as for one element) and the others written whole. After
-this pass, a packed buffer's Loads and plain Stores are of UInt(32) words."""
+this pass, a packed buffer's Loads and plain Stores are of UInt(32) words.
+
+Loads of one element read one name for its index: within a statement, and in the statements
+nested in the one that bound it when the index reads no memory (a pure function of names
+already bound). Their word loads are then equal expressions, which common_subexpressions
+computes once (the bilateral grid's histogram read its sample five times a point: for the
+bin it adds to, the value it adds, and the bin it loads the sum from)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial
+from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial, structural_key
 from webhal.codegen.wgsl.legalize.nodes import intrinsic, is_narrow
 from webhal.codegen.wgsl.legalize.rewriter import Rewriter
 from webhal.errors import CompileError
@@ -31,6 +37,7 @@ ATOMIC_AND = "atomic_and"
 ATOMIC_OR = "atomic_or"
 
 U32, I32 = UInt(32), Int(32)
+_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
 
 
 def pack_storage(body: st.Stmt, packed: Collection[str], names: Names | None = None) -> st.Stmt:
@@ -62,6 +69,28 @@ class _Pack(Rewriter):
     def __init__(self, names: Names, packed: frozenset[str]):
         super().__init__(names)
         self.packed = packed
+        # structural key of an index -> the name it is bound to: `shared` for those of the
+        # statement being rewritten and, when they read no memory, of the statements around it
+        self.shared: dict = {}
+
+    def stmt(self, s: st.Stmt) -> st.Stmt:
+        outer = self.shared
+        self.shared = {k: v for k, v in outer.items() if v[1]}
+        try:
+            return super().stmt(s)
+        finally:
+            self.shared = outer
+
+    def index(self, e: ir.Expr, b: Bindings) -> ir.Expr:
+        """A name for index e (rewritten already), the one given to an equal index before
+        when there is one in scope."""
+        key = structural_key(e)
+        known = self.shared.get(key)
+        if known is None:
+            pure = not any(isinstance(n, ir.Load) or (isinstance(n, ir.Call) and (
+                n.call_type not in _PURE_CALLS or "atomic" in n.name)) for n in walk(e))
+            known = self.shared[key] = (b.bind(e, "index"), pure)
+        return known[0]
 
     def is_packed(self, name: str, t: Type) -> bool:
         if name in self.packed and t.lanes > 1:
@@ -76,7 +105,7 @@ class _Pack(Rewriter):
 
     def rewrite(self, e: ir.Expr, b: Bindings) -> ir.Expr:
         if isinstance(e, ir.Load) and self.is_packed(e.name, e.type):
-            at = _Layout(e.type, b.bind(self.rewrite(e.index, b), "index"))
+            at = _Layout(e.type, self.index(self.rewrite(e.index, b), b))
             word = ir.Load(U32, e.name, at.word)
             value = ir.Cast(UInt(e.type.bits), intrinsic(U32, "shift_right", word, at.bit))
             return ir.Reinterpret(e.type, value) if e.type.is_int() else value
