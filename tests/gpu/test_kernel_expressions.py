@@ -105,6 +105,28 @@ def test_a_scatter_reads_its_sample_once(target, request):
                                   np.asarray(h.realize([16, 4, 2], "reference")))
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_overlapping_taps_of_a_packed_buffer_load_once(target, request):
+    """A 3-tap uint8 filter, two outputs an invocation: its six taps are four elements, each
+    loaded once (scalarize renames the lanes' indices, t + 1 and then (t + 1) + 1 for t + 2;
+    pack_storage keys an index by its base and offset, CSE follows renamings)."""
+    request.getfixturevalue("vulkan_device" if "vulkan" in target else "wgpu_adapter")
+    xv = hl.Var("xv")
+    inp = hl.ImageParam(hl.UInt(8), 1, "input")
+    f = hl.Func("f")
+    f[x] = hl.u16(inp[x]) + inp[x + 1] + inp[x + 2]
+    f.split(x, x, xv, 2).vectorize(xv).gpu_tile(x, xo, xi, 16)
+    if "vulkan" not in target:
+        code = _code(f, target)
+        body = code[code.index("fn kernel_0_f"):]
+        body = body[:body.index("\n}\n")]
+        assert body.count("& 255u") == 4, body
+    data = (np.arange(70) * 53 % 256).astype(np.uint8)
+    inp.set(hl.Buffer(data))
+    np.testing.assert_array_equal(np.asarray(f.realize([64], target)),
+                                  np.asarray(f.realize([64], "reference")))
+
+
 def _let(name: str, value: ir.Expr, body: st.Stmt) -> st.LetStmt:
     return st.LetStmt(name, value, body)
 
@@ -134,6 +156,11 @@ def test_cse_names_a_let_value_in_what_it_encloses():
         st.Store("buf", zero, pure), store(ir.Add(load, pure)))))))
     assert body.body.body.stmts[1].value == ir.Add(load.__class__(
         i32, "buf", ir.Variable(i32, "p")), ir.Variable(i32, "p")), body
+    # a renaming: uses of the new name read the old one, and compare equal through it
+    body = common_subexpressions(_let("l", load, _let("b", a, store(ir.Load(
+        i32, "buf", ir.Mul(ir.Add(ir.Variable(i32, "b"), ir.IntImm(i32, 3)),
+                           ir.IntImm(i32, 5)))))))
+    assert body.body.body.value == ir.Variable(i32, "l"), body
     # `a` bound again inside: neither value is the same any more
     body = common_subexpressions(_let("p", pure, _let("a", zero, store(pure))))
     assert body.body.body.value == pure, body

@@ -59,11 +59,19 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
 
 
+# 32-bit words of 8/16-bit elements a GPU invocation computes (adjacent x). On a CPU adapter an
+# invocation has a fixed cost besides its work (SwiftShader, u8 blur at 1024^2: 2 words for the
+# uint16 pass and 4 for the output, one word each before, made the call 1.33-1.40x faster,
+# the uint16 pass 1.7x; 8 words 1.1x more), and loads of adjacent elements within one
+# invocation share their words.
+GPU_WORDS_PER_INVOCATION = 4
+
+
 def gpu_pack(fn) -> int:
-    """Elements of `fn`'s narrowest type in one 32-bit word: its GPU stages compute that many
-    adjacent x per invocation (whole words stored)."""
+    """Adjacent x of `fn` that one invocation of its GPU stages computes: for 8/16-bit values
+    GPU_WORDS_PER_INVOCATION 32-bit words of them (whole words stored); 1 otherwise."""
     bits = min(t.bits for t in fn.types) or 32
-    return 32 // bits if bits < 32 else 1
+    return 32 // bits * GPU_WORDS_PER_INVOCATION if bits < 32 else 1
 
 
 def tile_shape(width: int, height: int, layers: int, tile: tuple[int, int],

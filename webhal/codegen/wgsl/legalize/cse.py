@@ -10,7 +10,8 @@ statement's expressions writes memory. Calls other than pure intrinsics and math
 (atomics, runtime calls) are never shared, nor is anything containing one, nor vectors (those
 that remain are scalarize's whole-vector accesses, bound already).
 
-Across statements, a LetStmt's value is its name in the statements it encloses: an expression
+Across statements, a LetStmt's value is its name in the statements it encloses (and a LetStmt
+that only renames a variable is replaced by that variable there): an expression
 equal to it (structurally, after the same replacement inside it) reads the name instead. That
 holds everywhere inside for a value that reads no memory, and for one that loads only until
 memory may change: along the LetStmt's chain of bodies and the expressions of the statement
@@ -140,7 +141,13 @@ class _CSE(Rewriter):
                     value = s.value  # a name bound again (lowering repeats some): as it was
             self.forget(s.name)
             new = self.shared([value], b)[0]
-            if any(_impure(n) for n in walk(value)):
+            if isinstance(value, ir.Variable) and value.name != s.name:
+                # another name for a value: its uses read that one (and so compare equal to
+                # expressions built over it)
+                own = ir.Variable(s.value.type, s.name)
+                self.known[self.known_names(own)[1]] = (value, True,
+                                                        frozenset((s.name, value.name)))
+            elif any(_impure(n) for n in walk(value)):
                 # memory may change: values that load are no longer known
                 self.known = {k: v for k, v in self.known.items() if v[1]}
             elif key is not None and key not in self.known and not is_trivial(value) \
@@ -160,7 +167,7 @@ class _CSE(Rewriter):
 
     def known_names(self, e: ir.Expr) -> tuple[ir.Expr, tuple]:
         """(e with each subexpression equal to a known value replaced by its name, outermost
-        first; e's structural key)."""
+        first; e's structural key, a variable that renames another keyed as that one)."""
         memo: dict[int, tuple] = {}
 
         def go(x):
@@ -192,8 +199,13 @@ class _CSE(Rewriter):
                     key.append(_leaf(v))
             key = tuple(key)
             hit = self.known.get(key)
-            node = hit[0] if hit is not None else \
-                dataclasses.replace(x, **changed) if changed else x
+            if hit is None:
+                node = dataclasses.replace(x, **changed) if changed else x
+            else:
+                node = hit[0]
+                if isinstance(x, ir.Variable):  # another name for a variable: keyed as it
+                    key = (type(node),) + tuple(_leaf(getattr(node, f))
+                                                for f in _field_names(type(node)))
             memo[id(x)] = (node, key)
             return node, key
         return go(e)

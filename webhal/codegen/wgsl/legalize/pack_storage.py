@@ -40,6 +40,16 @@ U32, I32 = UInt(32), Int(32)
 _PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
 
 
+def _pure(e: ir.Expr) -> bool:
+    """Whether e reads no memory (nor calls an atomic)."""
+    return not any(isinstance(n, ir.Load) or (isinstance(n, ir.Call) and (
+        n.call_type not in _PURE_CALLS or "atomic" in n.name)) for n in walk(e))
+
+
+def _reads(e: ir.Expr | None, name: str) -> bool:
+    return e is not None and any(isinstance(n, ir.Variable) and n.name == name for n in walk(e))
+
+
 def pack_storage(body: st.Stmt, packed: Collection[str], names: Names | None = None) -> st.Stmt:
     """body with the buffers named in `packed` (of 8/16-bit integers) read and written as
     32-bit words."""
@@ -69,27 +79,59 @@ class _Pack(Rewriter):
     def __init__(self, names: Names, packed: frozenset[str]):
         super().__init__(names)
         self.packed = packed
-        # structural key of an index -> the name it is bound to: `shared` for those of the
-        # statement being rewritten and, when they read no memory, of the statements around it
+        # structural key of an index -> (the name it is bound to, whether it reads no memory,
+        # the names it reads): those of the statement being rewritten and, when they read no
+        # memory, of the statements around it
         self.shared: dict = {}
+        # name -> (base, constant offset) of a variable of type Int(32) bound to base + offset
+        # around the statement being rewritten (base reading no memory), so that indices
+        # written from different names (t + 2, and u + 1 where u = t + 1) compare equal
+        self.offsets: dict = {}
 
     def stmt(self, s: st.Stmt) -> st.Stmt:
-        outer = self.shared
+        outer, outer_offsets = self.shared, self.offsets
         self.shared = {k: v for k, v in outer.items() if v[1]}
+        self.offsets = dict(outer_offsets)
         try:
+            if isinstance(s, st.LetStmt | st.For):
+                self.forget(s.name)
+            if isinstance(s, st.LetStmt) and s.value.type == I32 and _pure(s.value):
+                base, offset = self.canonical(s.value)
+                if not _reads(base, s.name):
+                    self.offsets[s.name] = (base, offset)
             return super().stmt(s)
         finally:
-            self.shared = outer
+            self.shared, self.offsets = outer, outer_offsets
+
+    def forget(self, name: str) -> None:
+        """Drop what `name`, bound again inside, changes."""
+        self.shared = {k: v for k, v in self.shared.items() if name not in v[2]}
+        self.offsets = {k: (b, o) for k, (b, o) in self.offsets.items()
+                        if k != name and not _reads(b, name)}
+
+    def canonical(self, e: ir.Expr) -> tuple[ir.Expr | None, int]:
+        """e as (base, offset), through the variables of `offsets`."""
+        base, offset = ops.split_offset(e)
+        while isinstance(base, ir.Variable) and base.name in self.offsets:
+            base, more = self.offsets[base.name]
+            offset += more
+        return base, offset
 
     def index(self, e: ir.Expr, b: Bindings) -> ir.Expr:
         """A name for index e (rewritten already), the one given to an equal index before
         when there is one in scope."""
-        key = structural_key(e)
+        pure = e.type == I32 and _pure(e)
+        base, offset = self.canonical(e) if pure else (e, 0)
+        key = structural_key((base, offset))
         known = self.shared.get(key)
         if known is None:
-            pure = not any(isinstance(n, ir.Load) or (isinstance(n, ir.Call) and (
-                n.call_type not in _PURE_CALLS or "atomic" in n.name)) for n in walk(e))
-            known = self.shared[key] = (b.bind(e, "index"), pure)
+            value = e if base is e else ops.add(base, ops.const(offset)) if base is not None \
+                else ops.const(offset)
+            name = b.bind(value, "index")
+            uses = frozenset(n.name for n in walk(value) if isinstance(n, ir.Variable))
+            known = self.shared[key] = (name, pure, uses)
+            if pure and isinstance(name, ir.Variable):
+                self.offsets[name.name] = (base, offset)
         return known[0]
 
     def is_packed(self, name: str, t: Type) -> bool:
