@@ -127,6 +127,28 @@ def test_overlapping_taps_of_a_packed_buffer_load_once(target, request):
                                   np.asarray(f.realize([64], "reference")))
 
 
+def test_a_packed_buffer_only_read_is_loaded_without_atomics(wgpu_adapter):
+    """A uint16 Func computed at root is written through atomic words (invocations share
+    words) and read by its consumer's kernel, which does not write it, through a plain view
+    of the same binding: no atomicLoad there."""
+    y, yo, yi = hl.Var("y"), hl.Var("yo"), hl.Var("yi")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    g, f = hl.Func("g"), hl.Func("f")
+    g[x, y] = hl.u16(inp[x, y]) * 3 + 1
+    f[x, y] = hl.u8((g[x, y] + g[x + 1, y]) / 4)
+    g.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    code = _code(f, "host-webgpu")
+    body = code[code.index("fn kernel_1_f"):]
+    body = body[:body.index("\n}\n")]
+    assert "atomicLoad" not in body and "_r[" in body, body
+    assert "atomicOr" in code[code.index("fn kernel_0_g"):code.index("fn kernel_1_f")]
+    data = (np.arange(21 * 9) * 29 % 256).astype(np.uint8).reshape(9, 21)
+    inp.set(hl.Buffer(data))
+    np.testing.assert_array_equal(np.asarray(f.realize([19, 9], "host-webgpu")),
+                                  np.asarray(f.realize([19, 9], "reference")))
+
+
 def _let(name: str, value: ir.Expr, body: st.Stmt) -> st.LetStmt:
     return st.LetStmt(name, value, body)
 

@@ -59,19 +59,20 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
 
 
-# 32-bit words of 8/16-bit elements a GPU invocation computes (adjacent x). On a CPU adapter an
-# invocation has a fixed cost besides its work (SwiftShader, u8 blur at 1024^2: 2 words for the
-# uint16 pass and 4 for the output, one word each before, made the call 1.33-1.40x faster,
-# the uint16 pass 1.7x; 8 words 1.1x more), and loads of adjacent elements within one
-# invocation share their words.
-GPU_WORDS_PER_INVOCATION = 4
+# The fewest adjacent x of 8/16-bit values a GPU invocation computes (whole 32-bit words, at least
+# one). On a CPU adapter an invocation has a fixed cost besides its work: the u8 blur's uint16
+# pass, 4 values an invocation instead of 2, ran 1.6x faster on SwiftShader at 1024^2 (its call
+# 1.25x). Wider still pays less there (the uint8 output, 16 values for 4: 1.05-1.1x) and costs a
+# GPU its coalescing: the same 4096^2 blur at 4 words an invocation for both passes, 2.2x slower
+# on the H200.
+GPU_MIN_ELEMENTS_PER_INVOCATION = 4
 
 
 def gpu_pack(fn) -> int:
     """Adjacent x of `fn` that one invocation of its GPU stages computes: for 8/16-bit values
-    GPU_WORDS_PER_INVOCATION 32-bit words of them (whole words stored); 1 otherwise."""
+    whole 32-bit words of them, GPU_MIN_ELEMENTS_PER_INVOCATION at least; 1 otherwise."""
     bits = min(t.bits for t in fn.types) or 32
-    return 32 // bits * GPU_WORDS_PER_INVOCATION if bits < 32 else 1
+    return max(32 // bits, GPU_MIN_ELEMENTS_PER_INVOCATION) if bits < 32 else 1
 
 
 def tile_shape(width: int, height: int, layers: int, tile: tuple[int, int],

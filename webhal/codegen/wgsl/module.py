@@ -15,8 +15,11 @@ from webhal.codegen.manifest import buffer_entries
 from webhal.codegen.wgsl.legalize import WGSL, legalize
 from webhal.codegen.wgsl.legalize.nodes import is_narrow
 from webhal.codegen.wgsl.printer import HELPERS, Binding, KernelPrinter, identifier, wgsl_type
+from webhal.ir import nodes as ir
+from webhal.ir import stmt as st
 from webhal.ir.module import Kernel
 from webhal.ir.types import Float, UInt
+from webhal.ir.visitor import walk
 
 _AXES = "xyz"
 
@@ -58,6 +61,7 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
             parts.append(f"@group(0) @binding({b['binding']}) var<storage, {access}> "
                          f"{var}: array<{wgsl_type(t)}>;")
     manifest_kernels = []
+    read_views: set[str] = set()
     for index, original in enumerate(kernels):
         k = legalize(original, WGSL, [n for n in original.buffers if buffers[n]["packed"]],
                      original.vector_buffers)
@@ -79,6 +83,20 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
             parts.append(f"override {k.name}_wg_{a}: u32 = 1u;")
         kernel_bindings = {n: vector_views[n, k.vector_buffers[n]] if n in k.vector_buffers
                            else bindings[n] for n in k.buffers}
+        # A packed buffer of atomic words that this kernel only reads (another dispatch wrote
+        # it) is read through plain words, a variable of its own at the same binding: atomic
+        # loads cost a CPU adapter more (SwiftShader, the u8 blur's output from its uint16
+        # pass: that kernel 1.1x faster).
+        written = _written(k.body)
+        for n in k.buffers:
+            if kernel_bindings[n] is bindings[n] and bindings[n].atomic and n not in written:
+                b = buffers[n]
+                var = f"b_{b['id']}_r"
+                if var not in read_views:
+                    read_views.add(var)
+                    parts.append(f"@group(0) @binding({b['binding']}) var<storage, read_write> "
+                                 f"{var}: array<u32>;")
+                kernel_bindings[n] = Binding(var, UInt(32))
         for i, (name, (t, size)) in enumerate(sorted(k.shared.items())):
             var = f"{k.name}_shared_{i}"
             # Workgroup memory keeps one element per 32-bit word: no packing, no atomics.
@@ -112,3 +130,15 @@ def build_module(kernels: list[Kernel], buffer_ids: dict[str, int]) -> tuple[str
     manifest = {"buffers": sorted(buffers.values(), key=lambda b: b["id"]),
                 "kernels": manifest_kernels, "features": ["shader-f16"] if uses_f16 else []}
     return text, manifest
+
+
+def _written(body) -> set[str]:
+    """The buffers a (legalized) kernel body stores to or calls an atomic on (a Call whose
+    first argument names the buffer)."""
+    out = set()
+    for n in walk(body):
+        if isinstance(n, st.Store):
+            out.add(n.name)
+        elif isinstance(n, ir.Call) and n.args and isinstance(n.args[0], ir.StringImm):
+            out.add(n.args[0].value)
+    return out
