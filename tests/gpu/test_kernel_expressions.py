@@ -10,9 +10,10 @@ import pytest
 import webhal as hl
 from webhal.codegen import device_code
 from webhal.codegen.wgsl.legalize.cse import common_subexpressions
+from webhal.codegen.wgsl.legalize.guards import hoist_guards
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
-from webhal.ir.schedule import DeviceAPI
+from webhal.ir.schedule import DeviceAPI, ForType
 from webhal.ir.types import Float, Int
 from webhal.jit import compile_jit
 from webhal.toolchain.spirv import disassemble
@@ -147,6 +148,46 @@ def test_a_packed_buffer_only_read_is_loaded_without_atomics(wgpu_adapter):
     inp.set(hl.Buffer(data))
     np.testing.assert_array_equal(np.asarray(f.realize([19, 9], "host-webgpu")),
                                   np.asarray(f.realize([19, 9], "reference")))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_guards_leave_the_loops_of_an_rdom(target, request):
+    """GuardWithIf's tests of an update's tiled Vars, placed inside the RDom's loops, are
+    taken out of them (they do not change there): the kernel tests before it loops."""
+    request.getfixturevalue("vulkan_device" if "vulkan" in target else "wgpu_adapter")
+    inp = hl.ImageParam(hl.Float(32), 1, "input")
+    r = hl.RDom([(0, 4)], "r")
+    h = hl.Func("h")
+    h[x] = 0.0
+    h[x] += inp[x * 4 + r.x]
+    h.gpu_tile(x, xo, xi, 8)
+    h.update().gpu_tile(x, xo, xi, 8, hl.TailStrategy.GuardWithIf)
+    if "vulkan" not in target:
+        code = _code(h, target)
+        body = code[code.index("fn kernel_1_h("):]
+        body = body[:body.index("\n}\n")]
+        assert 0 <= body.index("if (") < body.index("for ("), body
+    data = np.arange(13 * 4, dtype=np.float32)
+    inp.set(hl.Buffer(data))
+    np.testing.assert_array_equal(np.asarray(h.realize([13], target)),
+                                  np.asarray(h.realize([13], "reference")))
+
+
+def test_guards_that_read_memory_or_the_loop_stay_inside():
+    i32 = Int(32)
+    r, a = ir.Variable(i32, "r"), ir.Variable(i32, "a")
+    zero, one = ir.IntImm(i32, 0), ir.IntImm(i32, 1)
+
+    def loop(body):
+        return st.For("r", zero, ir.IntImm(i32, 4), ForType.Serial, body)
+    store = st.Store("out", r, a)
+    moved = hoist_guards(loop(st.LetStmt("a", ir.Add(ir.Variable(i32, "n"), one),
+                                         st.IfThenElse(ir.LT(a, one), store))))
+    assert isinstance(moved, st.LetStmt) and isinstance(moved.body, st.IfThenElse), moved
+    assert isinstance(moved.body.then_case, st.For), moved
+    for test in (ir.LT(r, one), ir.LT(ir.Load(i32, "buf", zero), one)):
+        kept = loop(st.IfThenElse(test, store))
+        assert hoist_guards(kept) is kept
 
 
 def _let(name: str, value: ir.Expr, body: st.Stmt) -> st.LetStmt:

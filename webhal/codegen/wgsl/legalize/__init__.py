@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from webhal.codegen.wgsl.legalize.arguments import arguments_as_words
 from webhal.codegen.wgsl.legalize.cse import common_subexpressions
+from webhal.codegen.wgsl.legalize.guards import hoist_guards
 from webhal.codegen.wgsl.legalize.lets import lets_to_statements
 from webhal.codegen.wgsl.legalize.names import Names
 from webhal.codegen.wgsl.legalize.pack_storage import pack_storage
@@ -48,7 +49,7 @@ def legalize(kernel: Kernel, lacks: Lacks, packed: Collection[str] = (),
     8/16-bit integers that are stored as 32-bit words (with `narrow_storage`); `vector` the
     buffers whose accesses stay whole vectors of the width given (see scalarize)."""
     names = Names(kernel.body)
-    passes: list[tuple[str, Callable[[st.Stmt], st.Stmt]]] = []
+    passes: list[tuple[str, Callable[[st.Stmt], st.Stmt]]] = [("hoist_guards", hoist_guards)]
     if lacks.vectors:
         passes.append(("scalarize", lambda s: scalarize(s, names, vector)))
     if lacks.let_expressions:
