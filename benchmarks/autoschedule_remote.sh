@@ -2,7 +2,8 @@
 # python -m benchmarks.autoschedule's wasm table measured on another machine (issue 29's figures
 # come from the GPU machine's 16 idle cores; this one has 2 busy ones):
 #   here:  bash benchmarks/autoschedule_remote.sh bundle [NODE]   (NODE: a Node binary or its .xz;
-#          default /usr/bin/node) builds the harnesses with --pool-size $POOL (default 16, the
+#          default /usr/bin/node) builds the harnesses (PIPELINES, TARGETS: --pipelines, --targets;
+#          default the suite and the demos, simd and threads) with --pool-size $POOL (default 16, the
 #          workers each threads harness starts) and packs them and Node into $B (git-ignored);
 #   there: bash benchmarks/autoschedule_remote.sh run   (from the repository root, $B carried)
 #          runs benchmarks/interleave.py one round at a time, the directories reversed every
@@ -15,7 +16,7 @@ case "$1" in
 bundle)
   mkdir -p $B
   python -m benchmarks.autoschedule --build-only --reuse --pool-size "${POOL:-16}" \
-    ${PIPELINES:+--pipelines $PIPELINES} 2>/dev/null | tee $B/build.log | tail -1 | cut -c1-200
+    ${PIPELINES:+--pipelines $PIPELINES} ${TARGETS:+--targets $TARGETS} 2>/dev/null | tee $B/build.log | tail -1 | cut -c1-200
   grep -oE "benchmarks/build/[A-Za-z0-9_]+/[A-Za-z0-9_.-]+" $B/build.log > $B/dirs.txt
   (cd benchmarks/build && for d in $(sed 's#benchmarks/build/##' ../../$B/dirs.txt); do
      ls $d/bench.js $d/bench.wasm $d/bench.data $d/bench.worker.js 2>/dev/null || true; done) \
