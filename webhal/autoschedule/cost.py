@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from webhal.autoschedule.graph import Node
 from webhal.autoschedule.targets import Machine
+from webhal.ir.function import Function
 
 INLINE, ROOT, STRIP, SLIDE, SHARED = "inline", "root", "strip", "slide", "shared"
 # A byte moved to and from the second-level cache, as a share of one moved to memory (Machine's
@@ -181,19 +182,47 @@ class CostModel:
 
     # -- per point ---------------------------------------------------------------------------
 
-    def point_cost(self, fid: int, choices: dict[int, str], lanes: int) -> float:
-        """ns per point of Func `fid`, with its inlined producers recomputed in it."""
+    def point_cost(self, fid: int, choices: dict[int, str], lanes: int,
+                   indexed: frozenset = frozenset()) -> float:
+        """ns per point of Func `fid`, with its inlined producers recomputed in it.
+
+        `indexed`: the Vars of `fid` that stand at data-dependent values where it is inlined
+        (its consumer reads it through a coordinate that is a value, as a lookup table is
+        read): a read of `fid` with a coordinate in them is a gather too. Inlining a table
+        indexed by pixel values does not turn the lookup into vector loads: each pixel then
+        gathers what the table reads and computes its arithmetic, where at root the table is
+        computed once per entry and gathered once (the histogram equalization's table, 256
+        entries inlined into 1.5M pixels: 1.6-2.1x the hand schedule's time on wasm SIMD,
+        which computes it at root)."""
         m, node = self.m, self.nodes[fid]
         vec = (node.ops * m.op_ns + node.widenings * m.widen_ns) / lanes
         for r in node.reads:
             pid = id(r.producer)
+            dd = [c.var is None or c.var in indexed for c in r.coords]
             if choices.get(pid) == INLINE:
-                vec += r.count * self.point_cost(pid, choices, lanes)
-            elif r.gathers:
+                inner = frozenset(r.producer.pure_args) if self._lookup(r, dd) else frozenset()
+                vec += r.count * self.point_cost(pid, choices, lanes, inner)
+            elif any(dd):
                 vec += r.count * m.gather_ns  # a scalar load and a lane insert per lane
             else:
                 vec += r.count * m.op_ns / lanes
         return vec
+
+    def _lookup(self, r, dd: list[bool]) -> bool:
+        """Whether read `r` (`dd`: which of its coordinates are values) is a lookup in a table:
+        every coordinate a value, in its consumer's pure definition, of a producer whose
+        extents are the same whatever the estimates (the range of its index, as the
+        histogram's 256 levels). Only then are the producer's Vars values where it is
+        inlined (point_cost's `indexed`). Not an update's reads (all data-dependent to the
+        graph whatever they are: their loops are serial, charged alike whatever is inlined),
+        nor a read indexed in some coordinates only (the local Laplacian's level, x and y its
+        consumer's), nor one whose coordinates the graph could not follow through a clamp
+        (the local Laplacian's upsampled output levels, which grow with the image): those are
+        priced as before, their measured schedules unchanged."""
+        fn = r.producer
+        return all(dd) and bool(dd) and all(a is not None for a in r.args) and \
+            isinstance(fn, Function) and id(fn) in self.nodes and \
+            all((id(fn), d) in self.fixed for d in range(len(fn.pure_args)))
 
     def gpu_point_cost(self, fid: int, choices: dict[int, str]) -> float:
         """ns per point of Func `fid` in its own GPU kernel: the ops of every distinct

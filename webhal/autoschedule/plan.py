@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from webhal.autoschedule import cost
 from webhal.autoschedule.cost import INLINE, ROOT, SHARED, SLIDE, STRIP, CostModel, points
 from webhal.autoschedule.search import Decision
+from webhal.ir import nodes as ir
 from webhal.ir.function import Function
 
 
@@ -153,10 +154,23 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 taken = set(fn.pure_args)
                 y = fn.pure_args[1]
                 yo, yi = _fresh(f"{y}o", taken), _fresh(f"{y}i", taken)
-                strip_loops[fid] = (yo, yi)
                 # A producer's region is an estimate: guarded strips never read past it.
                 tail = () if node.is_output else (Tail("GuardWithIf"),)
                 d.call("split", Var(y), Var(yo), Var(yi), rows, *tail)
+                outer = fn.pure_args[2:]
+                if m.threads > 1 and outer:
+                    # The Vars past y (a colour channel, the bilateral grid's z and c) fused
+                    # with the strips into one parallel loop, as the cost model counts its jobs
+                    # (outer values x strips) and as the demos' hand schedules do: left outside
+                    # the strips, each of their values would run a parallel loop of its own,
+                    # one after another (the grid's blurs, ~130 rows in 128-row strips: 2 of
+                    # 16 workers busy).
+                    d.call("reorder", Var(x), Var(yi), Var(yo), *(Var(v) for v in outer))
+                    for v in outer:
+                        t = _fresh("t", taken)
+                        d.call("fuse", Var(yo), Var(v), Var(t))
+                        yo = t
+                strip_loops[fid] = (yo, yi)
                 if m.threads > 1:
                     d.call("parallel", Var(yo))
         else:
@@ -175,13 +189,34 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             out.append(d)
         for i, upd in enumerate(fn.updates):
             names = [x.name for x in upd.schedule.dims if x.is_pure]
+            rvars = [x.name for x in upd.schedule.dims if x.is_rvar]
             u = Directive(key[id(fn)], i + 1)
+            # A short Var of constant extent (the bilateral grid's two channels) goes inside
+            # the RDom's loops, unrolled: each sample (a pixel read, its bin computed) once
+            # for all its values, where outermost the whole scatter ran once per value. As
+            # the WebGPU stages do (_gpu_stage's `unrolled`) and the demo's hand schedule.
+            extent = dict(zip(fn.pure_args, (e for _, e in region)))
+            unrolled = [p for p in names if p not in fn.pure_args[:2] and
+                        extent.get(p, 0) <= MAX_UNROLLED_CHANNELS and
+                        (fid, fn.pure_args.index(p)) in model.fixed] if rvars else []
+            if unrolled:
+                rest = [p for p in names if p not in unrolled]
+                u.call("reorder", *(Var(v) for v in [*unrolled, *rvars, *rest]))
             if len(fn.pure_args) > 1 and fn.pure_args[1] in names and m.threads > 1 and \
                     region[1][1] >= 4 * m.threads:
                 u.call("parallel", Var(fn.pure_args[1]))
-            if upd.schedule.dims and upd.schedule.dims[0].is_pure and \
-                    upd.schedule.dims[0].name == x and lanes > 1 and region[0][1] >= lanes:
+            # x vectorized: innermost, or around the RDom's loops where every coordinate the
+            # update stores to is its own pure Var (a reduction per point, as the histogram
+            # equalization's sum of partial histograms per bin: no two lanes store to one
+            # element, and each loop of the RDom runs once for the vector).
+            dims = upd.schedule.dims
+            per_point = all(isinstance(a, ir.Variable) and a.name == n
+                            for a, n in zip(upd.args, fn.pure_args))
+            if dims and x in names and (dims[0].name == x or per_point) and lanes > 1 and \
+                    region[0][1] >= lanes:
                 u.call("vectorize", Var(x), lanes)
+            for v in unrolled:  # by its extent: its bounds may be no constant to lowering
+                u.call("unroll", Var(v), extent[v])  # (the grid's c, fused in a parallel loop)
             # left as it is on purpose (an RDom's loop), which Halide's warning wants said
             out.append(u if u.calls else u.call("unscheduled"))
     return out
