@@ -220,12 +220,17 @@ def _shapes(size: int, channels: int, margin: int) -> tuple[list[int], list[int]
 
 def webhal_output(name: str, size: int, channels: int, scalars: dict, margin: int):
     """webhal's output (the demo's hand schedule, on the host) for the harness's input."""
+    shape, out = _shapes(size, channels, margin)
+    return realize_on_host(name, pattern(shape), scalars, out)
+
+
+def realize_on_host(name: str, image, scalars: dict, size: list[int]):
+    """Demo `name`'s output realized on the host by webhal (its hand schedule) at `size`
+    (Halide's order: x first) for input `image`, the scalars in `scalars` or at their defaults."""
     import numpy as np
 
     import webhal as hl
     from webhal import demo_page
-    shape, out = _shapes(size, channels, margin)
-    image = pattern(shape)
     with hl.GeneratorContext(hl.get_host_target()):
         g = demo_page.load(name).generator()()
         pipeline = g.build_pipeline()
@@ -234,7 +239,7 @@ def webhal_output(name: str, size: int, channels: int, scalars: dict, margin: in
                 a.set(hl.Buffer(image))
             else:
                 a.set(scalars.get(a.name(), a.get()))
-        return np.asarray(pipeline.realize(out))
+        return np.asarray(pipeline.realize(size))
 
 
 def halide_cpu_output(name: str, size: int, channels: int, scalars: dict, margin: int):

@@ -18,19 +18,9 @@ SIZE = (128, 128)
 def _host_checksum(spec, name: str) -> int:
     """The harness's checksum of the demo's output computed on the host by webhal (its hand
     schedule), for the spec's input and scalars."""
-    import webhal as hl
+    from benchmarks.halide_webgpu import realize_on_host
     from benchmarks.measure import checksum
-    from webhal import demo_page
-    image = spec.inputs()[0]
-    with hl.GeneratorContext(hl.get_host_target()):
-        g = demo_page.load(name).generator()()
-        pipeline = g.build_pipeline()
-        for a in g.inputs():
-            if isinstance(a, hl.ImageParam):
-                a.set(hl.Buffer(image))
-            else:
-                a.set(spec.params[a.name()])
-        out = np.asarray(pipeline.realize(list(reversed(spec.output_shape))))
+    out = realize_on_host(name, spec.inputs()[0], spec.params, list(reversed(spec.output_shape)))
     assert out.shape == spec.output_shape and out.dtype == np.uint8
     return checksum(out)
 
