@@ -159,9 +159,13 @@ class StmtCodegen(ExprCodegen):
         self.function: ll.Function | None = None
         self.entry_block: ll.Block | None = None
         self.task_count = 0
-        # Whether a run-time-sized allocation is on the stack now: nested ones go to the heap,
-        # so such allocations take at most STACK_LIMIT of a (small) pthread stack in all.
-        self.runtime_stack_in_use = False
+        # The bytes of run-time-sized allocations open on the stack now (an i32/i64 value, None
+        # when there are none): a nested one goes on the stack too while the total stays within
+        # STACK_LIMIT, else to the heap, so they take at most STACK_LIMIT of a (small) pthread
+        # stack in all. A strip's buffers of a sliding window (the Sobel autoschedule's
+        # smooth_v and smooth_h inside wide's) then cost no halide_malloc, whose one lock the
+        # pool's workers share.
+        self.runtime_stack_bytes: ll.Value | None = None
         # The run-time-sized allocations open now: whether each is on the stack (an i1).
         self.on_stack: dict[str, ll.Value] = {}
 
@@ -293,7 +297,7 @@ class StmtCodegen(ExprCodegen):
         if self.size_t.width > 32:
             count = b.zext(count, self.size_t)
         nbytes = b.mul(count, ll.Constant(self.size_t, s.type.bytes))
-        if size is None and not self.runtime_stack_in_use:
+        if size is None:
             self.allocate_small_on_stack(s, nbytes)
             return
         ptr = self.heap_allocate(s.name, nbytes)
@@ -315,7 +319,15 @@ class StmtCodegen(ExprCodegen):
         the body is done (a row buffer of a tile in a parallel loop, say: a malloc and a free
         for each task cost more than a small task's work, and contend for malloc's lock)."""
         b = self.builder
-        small = b.icmp_unsigned("<=", nbytes, ll.Constant(self.size_t, STACK_LIMIT))
+        limit = ll.Constant(self.size_t, STACK_LIMIT)
+        used = self.runtime_stack_bytes
+        if used is None:
+            small = b.icmp_unsigned("<=", nbytes, limit)
+            total = nbytes
+        else:  # both at most STACK_LIMIT before the sum: it cannot wrap
+            total = b.add(used, nbytes)
+            small = b.and_(b.icmp_unsigned("<=", nbytes, limit),
+                           b.icmp_unsigned("<=", total, limit))
         saved = b.call(self.declare("llvm.stacksave.p0", PTR, []), [])
         with b.if_else(small) as (on_stack, on_heap):
             with on_stack:
@@ -328,13 +340,14 @@ class StmtCodegen(ExprCodegen):
         ptr = b.phi(PTR, name=s.name)
         ptr.add_incoming(stack_ptr, stack_block)
         ptr.add_incoming(heap_ptr, heap_block)
-        self.runtime_stack_in_use = True
+        self.runtime_stack_bytes = b.select(small, total, used if used is not None
+                                            else ll.Constant(self.size_t, 0))
         body = _with_early_free(s.body, s.name)
         self.on_stack[s.name] = small
         try:
             self.bind(s.name, ptr, lambda: self.stmt(body or s.body))
         finally:
-            self.runtime_stack_in_use = False
+            self.runtime_stack_bytes = used
             del self.on_stack[s.name]
         if body is None:
             with b.if_then(b.not_(small)):
@@ -434,7 +447,11 @@ class StmtCodegen(ExprCodegen):
                          name=f"{self.function.name}.par_for.{self.task_count}")
         fn.linkage = "internal"
         saved = (self.builder, self.function, self.entry_block, dict(self.symbols),
-                 self.user_context)
+                 self.user_context, self.runtime_stack_bytes)
+        # A task may run on the thread whose stack holds the enclosing allocations: then its
+        # own run-time-sized ones go to the heap, as the budget is the caller's.
+        if self.runtime_stack_bytes is not None:
+            self.runtime_stack_bytes = ll.Constant(self.size_t, STACK_LIMIT + 1)
         entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")
         self.builder, self.function, self.entry_block = ll.IRBuilder(body), fn, entry
@@ -451,6 +468,6 @@ class StmtCodegen(ExprCodegen):
             self.builder.ret(ll.Constant(I32, 0))
         ll.IRBuilder(entry).branch(body)
         (self.builder, self.function, self.entry_block, self.symbols,
-         self.user_context) = saved
+         self.user_context, self.runtime_stack_bytes) = saved
         return fn
 
