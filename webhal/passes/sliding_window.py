@@ -132,6 +132,11 @@ def _accesses_outside(s: st.Stmt, name: str, loop: st.For) -> bool:
     return False
 
 
+def _is_split(fn, arg: str) -> bool:
+    return any(isinstance(sp, Split) and sp.old == arg
+               for sp in fn.definitions[0].schedule.splits)
+
+
 def _overshoot(fn, arg: str) -> int | None:
     """How far the producer's loops may write past the window in `arg`'s dimension, on either
     side (a RoundUp split writes whole tiles, ShiftInwards shifts a short one back): the fold
@@ -223,12 +228,15 @@ class _Slider:
         lo_steady, hi_steady = _steady(lo, first, True), _steady(hi, first, True)
         # Both ends must never move back: then what earlier iterations computed is
         # [first min, previous max], and this one need only start past it.
+        # The min must move by a constant step: a step that varies (a consumer's ShiftInwards
+        # tail tile moving back) can leave a region narrower than the producer's own vector
+        # or split, which its ShiftInwards would then shift before the region. The max may
+        # step by 0 or 1 (a GuardWithIf strip's clamp) only in a dimension the producer does
+        # not split: its rows are then a plain loop, possibly empty.
         step_lo, step_hi = _constant_step(lo_steady, v), _constant_step(hi_steady, v)
-        if step_lo is None:
-            step_lo = (_step_bounds(simplify_expr(lo_steady), v) or (-1, -1))[0]
-        if step_hi is None:
+        if step_hi is None and not _is_split(self.fn, self.fn.pure_args[d]):
             step_hi = (_step_bounds(simplify_expr(hi_steady), v) or (-1, -1))[0]
-        if step_lo < 0 or step_hi < 0:
+        if step_lo is None or step_hi is None or step_lo < 0 or step_hi < 0:
             return None
         if any(isinstance(n, ir.Select) and n.condition == first for n in walk(lo)):
             # The first iteration's window must not start past the second's.

@@ -343,12 +343,16 @@ class StmtCodegen(ExprCodegen):
         self.runtime_stack_bytes = b.select(small, total, used if used is not None
                                             else ll.Constant(self.size_t, 0))
         body = _with_early_free(s.body, s.name)
+        outer = self.on_stack.get(s.name)  # a nested allocation of the same name (a Tuple's)
         self.on_stack[s.name] = small
         try:
             self.bind(s.name, ptr, lambda: self.stmt(body or s.body))
         finally:
             self.runtime_stack_bytes = used
-            del self.on_stack[s.name]
+            if outer is None:
+                del self.on_stack[s.name]
+            else:
+                self.on_stack[s.name] = outer
         if body is None:
             with b.if_then(b.not_(small)):
                 self.heap_free(ptr)
