@@ -45,21 +45,11 @@ def test_the_same_pipeline_below_and_above_the_stack_limit(target, n):
 def test_nested_runtime_sizes(target):
     """A per-row buffer inside another: both on the stack while their sizes add up to the
     limit (16 KB), the inner one on the heap past it; both give the right values."""
-    n = hl.Param(hl.Int(32), "n", 300)
-    inner = hl.Func("inner")
-    inner[x, y] = hl.i32(x) ^ y
-    outer = hl.Func("outer")
-    outer[x, y] = inner[x, y] + inner[x + n, y]
-    out = hl.Func("out")
-    out[x, y] = outer[x, y] - outer[x + n, y]
-    outer.compute_at(out, y)
-    inner.compute_at(outer, y)
-    xs, ys = np.meshgrid(np.arange(7), np.arange(9), indexing="ij")
-    f = lambda i: (i ^ ys) + ((i + 300) ^ ys)  # noqa: E731
-    check(out, [7, 9], target, expected=(f(xs) - f(xs + 300)).astype(np.int32))
+    out, expected = _nested(300, parallel=False)
+    check(out, [7, 9], target, expected=expected)
 
 
-def _nested(n: int):
+def _nested(n: int, parallel: bool = True):
     width = hl.Param(hl.Int(32), "n", n)  # sizes known at run time only
     inner = hl.Func("inner")
     inner[x, y] = hl.i32(x) ^ y
@@ -69,7 +59,8 @@ def _nested(n: int):
     out[x, y] = outer[x, y] - outer[x + width, y]
     outer.compute_at(out, y)
     inner.compute_at(outer, y)
-    out.parallel(y)
+    if parallel:
+        out.parallel(y)
     xs, ys = np.meshgrid(np.arange(7), np.arange(9), indexing="ij")
     f = lambda i: (i ^ ys) + ((i + n) ^ ys)  # noqa: E731
     return out, (f(xs) - f(xs + n)).astype(np.int32)
