@@ -133,8 +133,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 # An update over an RDom computes its samples once for every channel when a
                 # short third Var is an unrolled loop inside the RDom's (the bilateral grid's
                 # two channels: one sample, two sums), not a block dimension of its own.
-                unrolled = [p for p in pure[2:] if extent.get(p, 0) <= MAX_UNROLLED_CHANNELS
-                            and (fid, fn.pure_args.index(p)) in model.fixed] \
+                unrolled = _short_channels(model, fid, pure[2:], extent) \
                     if rvars and len(pure) >= 3 else []
                 if pure:
                     out += _gpu_stage(fn, key[id(fn)], i + 1,
@@ -196,9 +195,8 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             # for all its values, where outermost the whole scatter ran once per value. As
             # the WebGPU stages do (_gpu_stage's `unrolled`) and the demo's hand schedule.
             extent = dict(zip(fn.pure_args, (e for _, e in region)))
-            unrolled = [p for p in names if p not in fn.pure_args[:2] and
-                        extent.get(p, 0) <= MAX_UNROLLED_CHANNELS and
-                        (fid, fn.pure_args.index(p)) in model.fixed] if rvars else []
+            unrolled = _short_channels(model, fid, [p for p in names if p not in fn.pure_args[:2]],
+                                       extent) if rvars else []
             if unrolled:
                 rest = [p for p in names if p not in unrolled]
                 u.call("reorder", *(Var(v) for v in [*unrolled, *rvars, *rest]))
@@ -267,6 +265,14 @@ def _shared_stage(fn: Function, name: str, consumer: str, block: str) -> Directi
     if rest:
         d.call("reorder", *(Var(v) for v in [*rest, x, y]))
     return d.call("gpu_threads", Var(x), Var(y))
+
+
+def _short_channels(model: CostModel, fid: int, candidates: list[str], extent: dict) -> list[str]:
+    """The Vars of `candidates` (an update's, past x and y) whose extent is the same whatever
+    the estimates and at most MAX_UNROLLED_CHANNELS: unrolled inside the update's RDom."""
+    fn = model.nodes[fid].fn
+    return [p for p in candidates if extent.get(p, 0) <= MAX_UNROLLED_CHANNELS
+            and (fid, fn.pure_args.index(p)) in model.fixed]
 
 
 def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,

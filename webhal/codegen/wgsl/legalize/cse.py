@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial
+from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial, leaf_key
+from webhal.codegen.wgsl.legalize.nodes import is_impure_call
 from webhal.codegen.wgsl.legalize.rewriter import Rewriter, _replace
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.visitor import rebuild, walk
-
-_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
 
 
 def common_subexpressions(body: st.Stmt, names: Names | None = None) -> st.Stmt:
@@ -46,11 +45,6 @@ def _field_names(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.compare)
     return names
-
-
-def _leaf(v):
-    # -0.0 == 0.0 in Python: floats are told apart by their text
-    return ("float", repr(v)) if isinstance(v, float) else v
 
 
 class _Table:
@@ -71,8 +65,7 @@ class _Table:
         if n is not None:
             return n
         key = [type(e)]
-        impure = isinstance(e, ir.Call) and (e.call_type not in _PURE_CALLS
-                                             or "atomic" in e.name)
+        impure = is_impure_call(e)
         for name in _field_names(type(e)):
             v = getattr(e, name)
             if isinstance(v, ir.Expr):
@@ -87,10 +80,10 @@ class _Table:
                         parts.append(c)
                         impure = impure or self.impure[c]
                     else:
-                        parts.append(_leaf(x))
+                        parts.append(leaf_key(x))
                 key.append(tuple(parts))
             else:
-                key.append(_leaf(v))
+                key.append(leaf_key(v))
         n = self.numbers.setdefault(tuple(key), len(self.numbers))
         self.of[id(e)] = n
         self.nodes.append(e)
@@ -110,10 +103,6 @@ class _Table:
                     for x in v:
                         if isinstance(x, ir.Expr):
                             self.occur(x)
-
-
-def _impure(n) -> bool:
-    return isinstance(n, ir.Call) and (n.call_type not in _PURE_CALLS or "atomic" in n.name)
 
 
 class _CSE(Rewriter):
@@ -147,7 +136,7 @@ class _CSE(Rewriter):
                 own = ir.Variable(s.value.type, s.name)
                 self.known[self.known_names(own)[1]] = (value, True,
                                                         frozenset((s.name, value.name)))
-            elif any(_impure(n) for n in walk(value)):
+            elif any(is_impure_call(n) for n in walk(value)):
                 # memory may change: values that load are no longer known
                 self.known = {k: v for k, v in self.known.items() if v[1]}
             elif key is not None and key not in self.known and not is_trivial(value) \
@@ -191,12 +180,12 @@ class _CSE(Rewriter):
                             keys.append(k)
                         else:
                             parts.append(y)
-                            keys.append(_leaf(y))
+                            keys.append(leaf_key(y))
                     key.append(tuple(keys))
                     if any(p is not y for p, y in zip(parts, v)):
                         changed[name] = tuple(parts)
                 else:
-                    key.append(_leaf(v))
+                    key.append(leaf_key(v))
             key = tuple(key)
             hit = self.known.get(key)
             if hit is None:
@@ -204,7 +193,7 @@ class _CSE(Rewriter):
             else:
                 node = hit[0]
                 if isinstance(x, ir.Variable):  # another name for a variable: keyed as it
-                    key = (type(node),) + tuple(_leaf(getattr(node, f))
+                    key = (type(node),) + tuple(leaf_key(getattr(node, f))
                                                 for f in _field_names(type(node)))
             memo[id(x)] = (node, key)
             return node, key

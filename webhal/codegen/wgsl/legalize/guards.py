@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from webhal.codegen.wgsl.legalize.nodes import reads_memory
 from webhal.ir import nodes as ir
 from webhal.ir import stmt as st
 from webhal.ir.schedule import ForType
 from webhal.ir.visitor import walk
-
-_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
 
 
 def hoist_guards(body: st.Stmt) -> st.Stmt:
@@ -67,10 +66,6 @@ def _hoisted(loop: st.For) -> st.Stmt:
 def _invariant(e: ir.Expr, name: str) -> bool:
     """Whether e is the same in every iteration of loop `name`: it reads neither the loop's
     variable nor memory (nor calls anything impure)."""
-    for n in walk(e):
-        if isinstance(n, ir.Variable) and n.name == name:
-            return False
-        if isinstance(n, ir.Load | ir.Let) or (isinstance(n, ir.Call) and (
-                n.call_type not in _PURE_CALLS or "atomic" in n.name)):
-            return False
-    return True
+    return not reads_memory(e) and not any(
+        isinstance(n, ir.Let) or (isinstance(n, ir.Variable) and n.name == name)
+        for n in walk(e))

@@ -54,14 +54,16 @@ class Bindings:
         return s
 
 
+def leaf_key(v):
+    """v as part of a structural key: floats told apart by their text (-0.0 == 0.0 in Python)."""
+    return ("float", repr(v)) if isinstance(v, float) else v
+
+
 def structural_key(e):
-    """A hashable key, equal for structurally equal IR (whatever objects hold it); floats are
-    told apart by their text (-0.0 == 0.0 in Python)."""
-    if isinstance(e, float):
-        return ("float", repr(e))
+    """A hashable key, equal for structurally equal IR (whatever objects hold it)."""
     if isinstance(e, tuple):
         return tuple(structural_key(x) for x in e)
     if isinstance(e, ir.Expr):
         return (type(e),) + tuple(structural_key(getattr(e, f.name))
                                   for f in dataclasses.fields(e) if f.compare)
-    return e
+    return leaf_key(e)

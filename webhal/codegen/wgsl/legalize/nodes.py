@@ -5,11 +5,25 @@ from __future__ import annotations
 from webhal.ir import nodes as ir
 from webhal.ir import ops
 from webhal.ir.types import Type
+from webhal.ir.visitor import walk
+
+_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
 
 
 def is_narrow(t: Type) -> bool:
     """An 8- or 16-bit integer type."""
     return t.is_int_or_uint() and not t.is_bool() and t.bits < 32
+
+
+def is_impure_call(n) -> bool:
+    """A Call that may read or write memory: anything but a pure intrinsic or math function,
+    and every atomic."""
+    return isinstance(n, ir.Call) and (n.call_type not in _PURE_CALLS or "atomic" in n.name)
+
+
+def reads_memory(e: ir.Expr) -> bool:
+    """Whether e loads or calls something impure (a store elsewhere could change its value)."""
+    return any(isinstance(n, ir.Load) or is_impure_call(n) for n in walk(e))
 
 
 def intrinsic(t: Type, name: str, *args: ir.Expr) -> ir.Call:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from webhal.codegen.wgsl.legalize.names import Bindings, Names, is_trivial, structural_key
-from webhal.codegen.wgsl.legalize.nodes import intrinsic, is_narrow
+from webhal.codegen.wgsl.legalize.nodes import intrinsic, is_narrow, reads_memory
 from webhal.codegen.wgsl.legalize.rewriter import Rewriter
 from webhal.errors import CompileError
 from webhal.ir import nodes as ir
@@ -37,13 +37,6 @@ ATOMIC_AND = "atomic_and"
 ATOMIC_OR = "atomic_or"
 
 U32, I32 = UInt(32), Int(32)
-_PURE_CALLS = (ir.CallType.INTRINSIC, ir.CallType.PURE_EXTERN)
-
-
-def _pure(e: ir.Expr) -> bool:
-    """Whether e reads no memory (nor calls an atomic)."""
-    return not any(isinstance(n, ir.Load) or (isinstance(n, ir.Call) and (
-        n.call_type not in _PURE_CALLS or "atomic" in n.name)) for n in walk(e))
 
 
 def _reads(e: ir.Expr | None, name: str) -> bool:
@@ -95,7 +88,7 @@ class _Pack(Rewriter):
         try:
             if isinstance(s, st.LetStmt | st.For):
                 self.forget(s.name)
-            if isinstance(s, st.LetStmt) and s.value.type == I32 and _pure(s.value):
+            if isinstance(s, st.LetStmt) and s.value.type == I32 and not reads_memory(s.value):
                 base, offset = self.canonical(s.value)
                 if not _reads(base, s.name):
                     self.offsets[s.name] = (base, offset)
@@ -120,7 +113,7 @@ class _Pack(Rewriter):
     def index(self, e: ir.Expr, b: Bindings) -> ir.Expr:
         """A name for index e (rewritten already), the one given to an equal index before
         when there is one in scope."""
-        pure = e.type == I32 and _pure(e)
+        pure = e.type == I32 and not reads_memory(e)
         base, offset = self.canonical(e) if pure else (e, 0)
         key = structural_key((base, offset))
         known = self.shared.get(key)
