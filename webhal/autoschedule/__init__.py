@@ -143,7 +143,7 @@ def autoschedule(functions, outputs, images: dict, target: Target, name: str,
                                       [out_regions[id(o)] for o in outputs], decision, count,
                                       extra, where)
         header += "\n" + note
-    text = source(plan, [f.name for f in functions], header)
+    text = source(plan, header)
     return Autoschedule(plan, decision, machine, text, time.perf_counter() - start, extra)
 
 

@@ -60,11 +60,9 @@ def _fresh(base: str, taken: set[str]) -> str:
 
 
 def func_keys(order: list[Function]) -> dict[int, str]:
-    """How directives name each Function: its name, or "#i" (its index in `order`) where
-    several Funcs of the pipeline share the name."""
-    names = [fn.name for fn in order]
-    return {id(fn): fn.name if names.count(fn.name) == 1 else f"#{i}"
-            for i, fn in enumerate(order)}
+    """How directives name each Function: by its name, which is its own within a pipeline
+    (lang/graph.distinct_names renames Funcs that share one)."""
+    return {id(fn): fn.name for fn in order}
 
 
 def directives(model: CostModel, order: list[Function], decision: Decision) -> list[Directive]:
@@ -346,19 +344,17 @@ def _identifier(name: str, taken: set[str]) -> str:
     return _fresh(ident, taken)
 
 
-def source(plan: list[Directive], names: list[str], header: str) -> str:
-    """The plan as a function `apply_schedule(pipeline)` a user can paste and edit. `names`:
-    every Func name of the pipeline in order (a name used twice is looked up by index)."""
+def source(plan: list[Directive], header: str) -> str:
+    """The plan as a function `apply_schedule(pipeline)` a user can paste and edit."""
     taken: set[str] = set()
     funcs: dict[str, str] = {}
     lines = []
     used = [d.func for d in plan] + [a.name for d in plan for _, args in d.calls for a in args
                                      if isinstance(a, FuncRef)]
     for name in dict.fromkeys(used):
-        index = name[1:] if name.startswith("#") else None
-        ident = _identifier(names[int(index)] if index else name, taken)
+        ident = _identifier(name, taken)
         funcs[name] = ident
-        lines.append(f"    {ident} = pipeline.get_func({index or repr(name)})")
+        lines.append(f"    {ident} = pipeline.get_func({name!r})")
     var_names = dict.fromkeys(a.name for d in plan for _, args in d.calls for a in args
                               if isinstance(a, Var))
     vars_ = {v: _identifier(v, taken) for v in var_names}

@@ -305,8 +305,8 @@ class Pipeline:
         return AutoSchedulerResults(t, autoscheduler_params, chosen.source, chosen.seconds)
 
     def get_func(self, key) -> Func:
-        """A Func of the pipeline by name, or by index in producer-first order (what an
-        autoscheduler's schedule_source looks its Funcs up with)."""
+        """A Func of the pipeline by name (webhal's schedule_source looks its Funcs up so),
+        or by index in producer-first order (as Halide's autoschedulers' sources do)."""
         fns = self.functions()
         if isinstance(key, int):
             if not 0 <= key < len(fns):
