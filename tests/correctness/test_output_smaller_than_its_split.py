@@ -66,6 +66,24 @@ def test_update_writing_beyond_the_sizes(target):
           expected=[np.arange(4) * 2 + 1, np.arange(4) * 3])
 
 
+@pytest.mark.parametrize("width", [1, 3, 5])
+def test_update_rounded_up_past_the_shifted_pure_stage(target, width):
+    """Both stages vectorized by 4 at a width under 4: the pure stage, shifted inwards, writes
+    from -1; the update, rounded up from there, to 6: the query repeats on the larger buffer
+    until it holds both (Halide refuses this realize)."""
+    out = hl.Func("out")
+    out[x, y] = x + 10 * y
+    r = hl.RDom([(-1, 3)])
+    out[x, y] = out[x, y] * 2 + r.x
+    out.vectorize(x, 4)
+    out.update(0).vectorize(x, 4)
+    expected = np.arange(width)[:, None] + 10 * np.arange(2)[None, :]
+    for _ in range(3):  # r.x = -1, 0, 1
+        expected = expected * 2
+    expected = expected + (-1 * 4 + 0 * 2 + 1)  # each step doubles what the ones before added
+    check(out, [width, 2], target, expected=expected.astype(np.int32))
+
+
 def test_gpu_tile_wider_than_the_output(wgpu_adapter):
     out = hl.Func("out")
     out[x, y] = x + 10 * y

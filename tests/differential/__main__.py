@@ -1,7 +1,11 @@
 """The long differential run: random pipelines in Halide and in webhal on every target.
 
     .venv/bin/python -m tests.differential --seeds 0:2000 [--gpu] [--jobs 2] [--targets T,...]
-    .venv/bin/python -m tests.differential --show SEED [--gpu]
+                                           [--autoschedule]
+    .venv/bin/python -m tests.differential --show SEED [--gpu] [--autoschedule]
+
+`--autoschedule` runs each program's algorithm scheduled by webhal's autoscheduler (for each
+target, at the output's size) against Halide's meaning of it (every Func inline).
 
 Seeds run in worker processes, so a crash (a segfault in the host JIT, say) is a finding of its
 own and the run goes on after it. The report counts each verdict per target and lists every
@@ -19,20 +23,28 @@ import tempfile
 from pathlib import Path
 
 from .program import generate
-from .run import CPU_TARGETS, GPU_TARGETS, check, compare, run_halide, run_webhal
+from .run import (
+    AUTOSCHEDULE_TARGETS,
+    CPU_TARGETS,
+    GPU_TARGETS,
+    check,
+    compare,
+    run_halide,
+    run_webhal,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def worker(first: int, last: int, gpu: bool, targets: list[str]) -> None:
+def worker(first: int, last: int, gpu: bool, targets: list[str], auto: bool = False) -> None:
     """Runs seeds [first, last), a JSON line per verdict; 'begin' before each seed, so the
     parent knows which seed a crash belongs to."""
     for seed in range(first, last):
         print(json.dumps({"begin": seed}), flush=True)
         program = generate(seed, gpu)
-        want = run_halide(program)
+        want = run_halide(program, scheduled=not auto)
         print(json.dumps({"halide_done": seed}), flush=True)  # a crash after this is webhal's
-        verdicts = [compare(program, want, run_webhal(program, t)) for t in targets]
+        verdicts = [compare(program, want, run_webhal(program, t, auto)) for t in targets]
         halide_changed = want.schedule_changes_values
         if halide_changed:
             print(json.dumps({"seed": seed, "target": "(halide)", "kind": "halide_schedule",
@@ -42,10 +54,12 @@ def worker(first: int, last: int, gpu: bool, targets: list[str]) -> None:
                               "detail": v.detail}), flush=True)
 
 
-def _run_slice(first: int, last: int, gpu: bool, targets: list[str], out: list[dict]) -> None:
+def _run_slice(first: int, last: int, gpu: bool, targets: list[str], out: list[dict],
+               auto: bool = False) -> None:
     while first < last:
         cmd = [sys.executable, "-m", "tests.differential", "--worker", f"{first}:{last}",
-               "--targets", ",".join(targets)] + (["--gpu"] if gpu else [])
+               "--targets", ",".join(targets)] + (["--gpu"] if gpu else []) + \
+            (["--autoschedule"] if auto else [])
         # stderr goes to a file: a pipe nobody reads until the end fills up (a long traceback
         # does) and blocks the worker for good.
         errors = tempfile.TemporaryFile(mode="w+")
@@ -82,21 +96,25 @@ def main(argv=None) -> int:
                     help="GPU schedules on host-webgpu and host-vulkan")
     ap.add_argument("--targets", help="comma list (default: every target of the kind)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--autoschedule", action="store_true",
+                    help="webhal's autoschedule of each algorithm instead of its schedule")
     ap.add_argument("--show", type=int, help="print one seed's program and verdicts")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    auto = args.autoschedule
     targets = args.targets.split(",") if args.targets else \
-        (["reference", *GPU_TARGETS] if args.gpu else CPU_TARGETS)
+        (GPU_TARGETS if args.gpu and auto else ["reference", *GPU_TARGETS] if args.gpu else
+         AUTOSCHEDULE_TARGETS if auto else CPU_TARGETS)
     if args.worker:
         first, last = map(int, args.worker.split(":"))
-        worker(first, last, args.gpu, targets)
+        worker(first, last, args.gpu, targets, auto)
         return 0
     if args.show is not None:
         program = generate(args.show, args.gpu)
         print(program.source)
         print(f"# output {program.size[0]}x{program.size[1]} {program.output_type}; inputs "
               + ", ".join(f"{k} {v.dtype}{v.shape[::-1]}" for k, v in program.inputs.items()))
-        verdicts, halide_changed = check(program, targets)
+        verdicts, halide_changed = check(program, targets, auto)
         if halide_changed:
             print("halide: its scheduled run gives other values than its unscheduled one")
         for v in verdicts:
@@ -108,7 +126,7 @@ def main(argv=None) -> int:
     results: list[dict] = []
     step = -(-(last - first) // args.jobs)
     threads = [threading.Thread(target=_run_slice, args=(a, min(a + step, last), args.gpu,
-                                                          targets, results))
+                                                          targets, results, auto))
                for a in range(first, last, step)]
     for t in threads:
         t.start()
@@ -121,13 +139,14 @@ def main(argv=None) -> int:
 
 def report(results: list[dict], seeds: int, targets: list[str]) -> None:
     kinds = ["agree", "mismatch", "dtype", "refused", "accepted", "accepted_on_purpose",
-             "both_refused"]
+             "both_refused", "gpu_64bit"]
     counts = collections.Counter((r["target"], r["kind"]) for r in results)
     print(f"{seeds} seeds")
     print(f"{'target':30}" + "".join(f"{k.replace('_on_purpose', '*'):>13}" for k in kinds))
     for t in targets:
         print(f"{t:30}" + "".join(f"{counts[(t, k)]:>13}" for k in kinds))
-    print("(accepted*: Halide refuses, webhal runs it on purpose: run.ACCEPTED_ON_PURPOSE)")
+    print("(accepted*: Halide refuses, webhal runs it on purpose: run.ACCEPTED_ON_PURPOSE; "
+          "gpu_64bit: run.NO_64_BITS_ON_GPU)")
     crashes = [r["seed"] for r in results if r["kind"] == "crash"]
     print(f"webhal crashes: {len(crashes)} {crashes[:20]}")
     halide_crashes = sorted(r["seed"] for r in results if r["kind"] == "halide_crash")

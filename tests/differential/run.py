@@ -22,10 +22,19 @@ from .program import Program
 
 CPU_TARGETS = ["reference", "host", "wasm-32-wasmrt", "wasm-32-wasmrt-wasm_simd128"]
 GPU_TARGETS = ["host-webgpu", "host-vulkan-vk_float16"]  # the same GPU schedules on both APIs
+# Where webhal's autoscheduler is checked (--autoschedule): every machine it models.
+AUTOSCHEDULE_TARGETS = ["host", "wasm-32-wasmrt-wasm_simd128",
+                        "wasm-32-wasmrt-wasm_simd128-wasm_threads"]
 
 # Float outputs that went through math functions: their last bits differ between libm,
 # Halide's polynomials and the GPU's built-ins; cancellation later makes that absolute.
 RTOL, ATOL_SCALE = 1e-4, 1e-5
+
+
+# A GPU program whose values need 64 bits somewhere (a lerp of int32s goes through float64,
+# as in Halide): its hand schedule keeps that stage on the CPU or both libraries refuse it;
+# webhal's GPU autoschedule makes every stage a kernel and refuses it by name.
+NO_64_BITS_ON_GPU = r"WebGPU has no 64-bit types|needs the target feature vk_(float|int)64"
 
 
 @dataclass
@@ -60,7 +69,8 @@ ACCEPTED_ON_PURPOSE = {
 class Verdict:
     seed: int
     target: str
-    # agree | mismatch | dtype | refused | accepted | accepted_on_purpose | both_refused
+    # agree | mismatch | dtype | refused | accepted | accepted_on_purpose | both_refused |
+    # gpu_64bit
     kind: str
     detail: str = ""
 
@@ -76,9 +86,18 @@ def _error(exc: BaseException) -> str:
     return text if len(text) < 600 else text[:600] + " ..."
 
 
-def run_halide(program: Program) -> Outcome:
+def run_halide(program: Program, scheduled: bool = True) -> Outcome:
+    """Halide's values of `program`: its meaning (every Func inline). With `scheduled` the
+    program's schedule is also run (or, for a GPU program, compiled), as Halide must accept
+    it; an autoscheduled run of webhal compares with the meaning alone."""
     import halide
     target = halide.Target("host-strict_float")
+    if not scheduled:
+        try:
+            meaning = program.build(halide, schedule=False).realize(list(program.size), target)
+            return Outcome("halide", np.array(np.asarray(meaning)))
+        except Exception as exc:  # noqa: BLE001 - Halide's refusal is an outcome
+            return Outcome("halide", error=_error(exc))
     try:
         scheduled = program.build(halide, schedule=True)
         if program.gpu:
@@ -116,9 +135,17 @@ def _same(program: Program, a: np.ndarray, b: np.ndarray, fused: bool = False) -
     return a == b
 
 
-def run_webhal(program: Program, target: str) -> Outcome:
+def run_webhal(program: Program, target: str, autoschedule: bool = False) -> Outcome:
+    """webhal's values of `program` on `target`: with its own schedule, or with
+    `autoschedule` its algorithm scheduled by webhal's autoscheduler for `target`, the
+    output's size given as its estimate."""
     try:
-        out = program.build(webhal, schedule=target != "reference" or not program.gpu)
+        out = program.build(webhal, schedule=not autoschedule and (
+            target != "reference" or not program.gpu))
+        if autoschedule:
+            out.set_estimates([(0, n) for n in program.size])
+            webhal.Pipeline(out).apply_autoscheduler(webhal.Target(target),
+                                                     webhal.AutoschedulerParams("Webhal"))
         result = out.realize(list(program.size), webhal.Target(target))
         return Outcome(target, np.array(np.asarray(result)))
     except webhal.HalideError as exc:
@@ -136,6 +163,8 @@ def compare(program: Program, want: Outcome, got: Outcome) -> Verdict:
         return v
     if not got.ok:
         v.kind, v.detail = "refused", got.error
+        if program.gpu and re.search(NO_64_BITS_ON_GPU, got.error):
+            v.kind = "gpu_64bit"  # not a finding: every stage of a GPU autoschedule is a kernel
         return v
     a, b = got.values, want.values
     if a.dtype != b.dtype or a.shape != b.shape:
@@ -152,9 +181,11 @@ def compare(program: Program, want: Outcome, got: Outcome) -> Verdict:
     return v
 
 
-def check(program: Program, targets: list[str]) -> tuple[list[Verdict], bool]:
+def check(program: Program, targets: list[str], autoschedule: bool = False
+          ) -> tuple[list[Verdict], bool]:
     """Verdicts of `program` on each of `targets` against Halide, and whether Halide's own
-    schedule changed its values."""
-    want = run_halide(program)
-    return ([compare(program, want, run_webhal(program, t)) for t in targets],
+    schedule changed its values; with `autoschedule`, webhal's autoschedule of the algorithm
+    against Halide's meaning of it."""
+    want = run_halide(program, scheduled=not autoschedule)
+    return ([compare(program, want, run_webhal(program, t, autoschedule)) for t in targets],
             want.schedule_changes_values)

@@ -38,8 +38,9 @@ class Read:
     # each call's own coordinates (`coords` merges them): calls at the same offsets read the
     # same value, which a compiler loads or computes once (common subexpressions)
     taps: list[tuple[Coord, ...]] = field(default_factory=list)
-    # each call's argument expressions (None for an update's), for exact regions (regions.py)
-    args: list[tuple | None] = field(default_factory=list)
+    # each call's argument expressions, for exact regions (regions.py); an update's are in
+    # its pure Vars and its RDom's
+    args: list[tuple] = field(default_factory=list)
     bits: int = 8             # widest element the calls load (the memory traffic of a read)
 
     @property
@@ -208,7 +209,7 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                     if d is not pure:  # an update's reads are never fused: data-dependent
                         coords = [Coord(None) for _ in coords]
                     r = by_producer.get(id(c.func))
-                    args = tuple(c.args) if d is pure else None
+                    args = tuple(c.args)
                     bits = max(8, c.type.bits)
                     if r is None:
                         by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)],

@@ -119,8 +119,9 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
             pure, layers = list(fn.pure_args), []
             if not members and model.layers_inside(fid):
                 pure, layers = pure[:2], pure[2:]
+            guard = node.is_output and bool(fn.updates)
             out += _gpu_stage(fn, key[id(fn)], 0, pure, region, node.is_output, tile, layers,
-                              fixed=fixed, fits=fits, names=names)
+                              fixed=fixed, fits=fits, names=names, guard=guard)
             if members:
                 shared_blocks[fid] = names["block"]
             for i, d in enumerate(fn.updates):
@@ -136,7 +137,7 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 if pure:
                     out += _gpu_stage(fn, key[id(fn)], i + 1,
                                       [p for p in pure if p not in unrolled], region, True,
-                                      tile, unrolled, rvars)
+                                      tile, unrolled, rvars, guard=guard)
                 else:  # a scan over an RDom alone: serial, on purpose
                     out.append(Directive(key[id(fn)], i + 1).call("unscheduled"))
             continue
@@ -276,7 +277,7 @@ def _short_channels(model: CostModel, fid: int, candidates: list[str], extent: d
 def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
                root: bool, tile: tuple[int, int] = (16, 16), unrolled: list[str] = (),
                rvars: list[str] = (), fixed: set[str] = frozenset(), fits=None,
-               names: dict | None = None) -> list[Directive]:
+               names: dict | None = None, guard: bool = False) -> list[Directive]:
     """compute_root (for a producer), packed lanes for 8/16-bit values (an invocation writes
     whole 32-bit words), then gpu_tile over the first two pure Vars within `tile` (x, y
     invocations, at most 256: WebGPU's default limit) and a third Var as a block loop. Vars
@@ -284,7 +285,9 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
     schedule does with its channel): left outermost, each of their iterations would be a
     dispatch of its own. `fits(tx, ty)`: whether a workgroup of that many invocations holds
     the producers computed in it (the tile shrinks until it does); `names` gets the innermost
-    block Var ("block"), where they are computed."""
+    block Var ("block"), where they are computed. `guard`: tiles are GuardWithIf (an output
+    with updates, whose update's tiles, rounded up past a pure stage's, would write beyond
+    any buffer the output's size asks for: Halide refuses a 3-wide output so tiled by 4)."""
     d = Directive(name, stage)
     if stage == 0 and not root:
         d.call("compute_root")
@@ -308,6 +311,7 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
             if v in fixed and extent.get(v, MAX_UNROLLED_CHANNELS + 1) <= MAX_UNROLLED_CHANNELS:
                 d.call("unroll", Var(v))
     taken = set(pure) | set(inner)
+    tail = (Tail("GuardWithIf"),) if guard else ()
     pack = cost.gpu_pack(fn)
     x = pure[0]
     width = extent.get(x, 1)
@@ -325,12 +329,13 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
         xo, yo, xi, yi = (_fresh(n, taken) for n in (f"{x}o", f"{y}o", f"{x}i", f"{y}i"))
         if names is not None:
             names["block"] = xo
-        d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty)
+        d.call("gpu_tile", Var(x), Var(y), Var(xo), Var(yo), Var(xi), Var(yi), tx, ty, *tail)
         if len(pure) >= 3:
             d.call("gpu_blocks", Var(pure[2]))
     else:
         xo, xi = _fresh(f"{x}o", taken), _fresh(f"{x}i", taken)
-        d.call("gpu_tile", Var(x), Var(xo), Var(xi), cost.pow2_at_least(width, 64 * tile[0] // 16))
+        d.call("gpu_tile", Var(x), Var(xo), Var(xi),
+               cost.pow2_at_least(width, 64 * tile[0] // 16), *tail)
     return [d]
 
 

@@ -176,28 +176,42 @@ def regions(nodes: dict, order: list[Function], outputs: dict[int, Region],
                       for lo, hi in (acc or [(None, None)] * fn.dimensions)]
         out[id(fn)] = [[m, m + e - 1] for m, e in region]
         box = dict(zip(fn.pure_args, region))
-        scope = {**env, **{v: (m, m + e - 1) for v, (m, e) in box.items()}}
+        scope = {**env, **{v: (m, m + e - 1) for v, (m, e) in box.items()},
+                 **_rvar_spans(fn, env)}
         for r in nodes[id(fn)].reads:
             if not isinstance(r.producer, Function):
                 continue
             p = r.producer
             acc = out.setdefault(id(p), [None] * p.dimensions)
-            calls = r.args if len(r.args) == len(r.taps) else [None] * len(r.taps)
-            for tap, args in zip(r.taps, calls):
+            for tap, args in zip(r.taps, r.args):
                 for d, c in enumerate(tap[:p.dimensions]):
                     lo, hi = _by_class(c, box)
-                    if args is not None:
-                        a, b = span(args[d], scope)
-                        if a is not None and b is not None and a <= b:
-                            lo, hi = a, b
-                        elif a is not None and a <= hi:
-                            lo = max(lo, a)
-                        elif b is not None and b >= lo:
-                            hi = min(hi, b)
+                    a, b = span(args[d], scope)
+                    if a is not None and b is not None and a <= b:
+                        lo, hi = a, b
+                    elif a is not None and a <= hi:
+                        lo = max(lo, a)
+                    elif b is not None and b >= lo:
+                        hi = min(hi, b)
                     cur = acc[d]
                     acc[d] = [lo, hi] if cur is None or cur[0] is None else \
                         [min(cur[0], lo), max(cur[1], hi)]
     return {k: [(lo, hi - lo + 1) for lo, hi in v] for k, v in out.items()}
+
+
+def _rvar_spans(fn: Function, env: dict[str, Span]) -> dict[str, Span]:
+    """[lo, hi] of each RVar of `fn`'s updates whose RDom's min and extent are bounded: an
+    update reads its producers over its RDom (a 3x3 window `f[x + r.x, y + r.y]`)."""
+    found: dict[str, Span] = {}
+    for d in fn.updates:
+        rdom = d.rdom
+        if rdom is None:
+            continue
+        for i, (m, e) in enumerate(zip(rdom.mins, rdom.extents)):
+            (lo, hi), most = span(m, env), span(e, env)[1]
+            if lo is not None and hi is not None and most is not None:
+                found[rdom.var_name(i)] = (lo, hi + most - 1)
+    return found
 
 
 def fixed_extents(nodes: dict, order: list[Function], outputs: dict[int, Region],

@@ -20,6 +20,10 @@ from webhal.passes.schedule_functions import compute_stages
 from webhal.reference import realize_into
 from webhal.target import Target, get_jit_target_from_environment, get_target_from_environment
 
+# Output bounds queries realize makes at most, each on the Buffer the one before asked for
+# (a schedule that keeps writing further then fails on the last one, naming the output).
+_ENLARGE_PASSES = 8
+
 
 class Pipeline:
     """The outputs of a computation: `hl.Pipeline([f, g])` or `hl.Pipeline(f)`."""
@@ -141,20 +145,27 @@ class Pipeline:
         """As Halide's realize with sizes: an output the schedule writes beyond (smaller than a
         split or vector factor, a RoundUp tail, an update writing further) is computed into a
         larger Buffer, and the result is its crop to the sizes asked for. Buffers the caller
-        passes are written as they are (beyond them is an error, as in Halide)."""
+        passes are written as they are (beyond them is an error, as in Halide).
+        What a schedule writes depends on the buffer's size, so the query repeats on the
+        larger Buffer until it holds what is written (an output 3 wide vectorized by 4 writes
+        -1..2 by ShiftInwards, and its update, rounded up over those 4 from -1, to 6)."""
         from webhal.jit import outputs_written
-        out = []
-        for b, written in zip(buffers, outputs_written(self, buffers, target, where,
-                                                       definitions)):
-            mins, maxes = b.mins(), [m + e - 1 for m, e in zip(b.mins(), b.shape())]
-            if written is None or all(hi < lo or (lo >= m and hi <= top)
-                                      for (lo, hi), m, top in zip(written, mins, maxes)):
-                out.append(b)
-                continue
-            region = [(m, top) if hi < lo else (min(lo, m), max(hi, top))
-                      for (lo, hi), m, top in zip(written, mins, maxes)]
-            big = Buffer(b.type(), [hi - lo + 1 for lo, hi in region], name=b.name())
-            out.append(big.set_min([lo for lo, _ in region]))
+        out = list(buffers)
+        for _ in range(_ENLARGE_PASSES):
+            grown = False
+            for i, (b, written) in enumerate(zip(out, outputs_written(self, out, target, where,
+                                                                      definitions))):
+                mins, maxes = b.mins(), [m + e - 1 for m, e in zip(b.mins(), b.shape())]
+                if written is None or all(hi < lo or (lo >= m and hi <= top)
+                                          for (lo, hi), m, top in zip(written, mins, maxes)):
+                    continue
+                region = [(m, top) if hi < lo else (min(lo, m), max(hi, top))
+                          for (lo, hi), m, top in zip(written, mins, maxes)]
+                big = Buffer(b.type(), [hi - lo + 1 for lo, hi in region], name=b.name())
+                out[i] = big.set_min([lo for lo, _ in region])
+                grown = True
+            if not grown:
+                break
         return out
 
     @staticmethod
