@@ -573,7 +573,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="wasm threads: workers each harness starts, fixed when it is "
                              "linked (default: this machine's cores; with --build-only, the "
                              "cores of the machine that will run them)")
+    parser.add_argument("--host", action="store_true",
+                        help="the suite on the host JIT instead of wasm "
+                             "(benchmarks/autoschedule_host.py)")
     args = parser.parse_args(argv)
+    if args.host:
+        from benchmarks.autoschedule_host import host_main
+        return host_main(args)
     if args.webgpu:
         args.rounds = args.rounds or 7
         return webgpu_main(args)
