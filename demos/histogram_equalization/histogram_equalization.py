@@ -38,9 +38,14 @@ def equalize(image, output: hl.Func, rows: int) -> dict[str, hl.Func]:
     partial = hl.Func("partial")
     partial[b, s] = hl.u32(0)
     r = hl.RDom([(0, width), (0, rows)], "r")
+    row = s * rows + r.y
     if rows > 1:
-        r.where(s * rows + r.y < height)
-    partial[hl.i32(image[x0 + r.x, y0 + s * rows + r.y]), s] += hl.u32(1)
+        # The last strip's rows past the image are not counted; bounds inference (Halide's
+        # too) does not narrow the RDom by this predicate, so the read is clamped to the image
+        # as well: a height not a multiple of `rows` (a 720-row webcam frame) reads no further.
+        r.where(row < height)
+        row = hl.min(row, height - 1)
+    partial[hl.i32(image[x0 + r.x, y0 + row]), s] += hl.u32(1)
 
     histogram = hl.Func("histogram")
     histogram[b] = hl.u32(0)

@@ -33,7 +33,8 @@ def _suite_schedule(name: str, target: str, params: dict | None = None):
 
 def _jobs(spec, source: str) -> int:
     """Parallel jobs of the output's strips: its rows over the strip height."""
-    rows = [int(m) for m in re.findall(r"split\(y, yo, yi, (\d+)\)\.parallel\(yo\)", source)]
+    strips = r"split\(y, yo, yi, (\d+)(?:, hl\.TailStrategy\.\w+)?\)\.parallel\(yo\)"
+    rows = [int(m) for m in re.findall(strips, source)]
     assert rows, source
     return -(-spec.output_shape[0] // rows[0])
 

@@ -152,9 +152,10 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                 taken = set(fn.pure_args)
                 y = fn.pure_args[1]
                 yo, yi = _fresh(f"{y}o", taken), _fresh(f"{y}i", taken)
-                # A producer's region is an estimate: guarded strips never read past it.
-                tail = () if node.is_output else (Tail("GuardWithIf"),)
-                d.call("split", Var(y), Var(yo), Var(yi), rows, *tail)
+                # Regions are estimates: guarded strips never read (nor, for an output, write)
+                # past the region asked for, where strips shifted inwards would start before
+                # it on an image shorter than one strip (a 100-row picture in 128-row strips).
+                d.call("split", Var(y), Var(yo), Var(yi), rows, Tail("GuardWithIf"))
                 outer = fn.pure_args[2:]
                 if m.threads > 1 and outer:
                     # The Vars past y (a colour channel, the bilateral grid's z and c) fused
