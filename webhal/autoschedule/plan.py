@@ -308,9 +308,13 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
     if inner:
         pure = pure[:3]
         d.call("reorder", *(Var(v) for v in inner + pure))
-        for v in inner:  # a few channels: straight-line code, their loads side by side
-            if v in fixed and extent.get(v, MAX_UNROLLED_CHANNELS + 1) <= MAX_UNROLLED_CHANNELS:
-                d.call("unroll", Var(v))
+        short = [v for v in inner if v in fixed and
+                 extent.get(v, MAX_UNROLLED_CHANNELS + 1) <= MAX_UNROLLED_CHANNELS]
+        for v in short:  # a few channels: straight-line code, their loads side by side
+            d.call("unroll", Var(v))
+        if stage == 0 and short:
+            d.call("reorder_storage", *(Var(v) for v in short + [p for p in fn.pure_args
+                                                                 if p not in short]))
     taken = set(pure) | set(inner)
     tail = (Tail("GuardWithIf"),) if guard else ()
     pack = cost.gpu_pack(fn)
