@@ -313,6 +313,11 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
         for v in short:  # a few channels: straight-line code, their loads side by side
             d.call("unroll", Var(v))
         if stage == 0 and short:
+            # ...and stored innermost, as an invocation writes them and consumers read them:
+            # the bilateral grid's value and weight of a cell side by side (its histogram's
+            # vectorized update one vec2 load and store; the slicing's two loads of a corner
+            # one cache line, not a channel's plane apart). Neutral on SwiftShader, which
+            # gathers each 32-bit value on its own (docs/autoschedule.md).
             d.call("reorder_storage", *(Var(v) for v in short + [p for p in fn.pure_args
                                                                  if p not in short]))
     taken = set(pure) | set(inner)
