@@ -135,17 +135,28 @@ def _same(program: Program, a: np.ndarray, b: np.ndarray, fused: bool = False) -
     return a == b
 
 
+def estimated_size(program: Program) -> list[int]:
+    """The output size an autoschedule is chosen for: about half the size it then computes,
+    as a schedule chosen for one picture meets others."""
+    return [n // 2 + 1 for n in program.size]
+
+
 def run_webhal(program: Program, target: str, autoschedule: bool = False) -> Outcome:
     """webhal's values of `program` on `target`: with its own schedule, or with
-    `autoschedule` its algorithm scheduled by webhal's autoscheduler for `target`, the
-    output's size given as its estimate."""
+    `autoschedule` its algorithm scheduled by webhal's autoscheduler for `target` with the
+    estimated_size, then computed into an output Buffer of exactly the program's size (as a
+    package's caller passes one: nothing may be written beyond it)."""
     try:
         out = program.build(webhal, schedule=not autoschedule and (
             target != "reference" or not program.gpu))
         if autoschedule:
-            out.set_estimates([(0, n) for n in program.size])
-            webhal.Pipeline(out).apply_autoscheduler(webhal.Target(target),
-                                                     webhal.AutoschedulerParams("Webhal"))
+            out.set_estimates([(0, n) for n in estimated_size(program)])
+            pipeline = webhal.Pipeline(out)
+            pipeline.apply_autoscheduler(webhal.Target(target),
+                                         webhal.AutoschedulerParams("Webhal"))
+            result = webhal.Buffer(out.type(), list(program.size))
+            pipeline.realize(result, webhal.Target(target))
+            return Outcome(target, np.array(np.asarray(result)))
         result = out.realize(list(program.size), webhal.Target(target))
         return Outcome(target, np.array(np.asarray(result)))
     except webhal.HalideError as exc:

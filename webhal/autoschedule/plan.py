@@ -212,7 +212,10 @@ def directives(model: CostModel, order: list[Function], decision: Decision) -> l
                             for a, n in zip(upd.args, fn.pure_args))
             if dims and x in names and (dims[0].name == x or per_point) and lanes > 1 and \
                     region[0][1] >= lanes:
-                u.call("vectorize", Var(x), lanes)
+                # An output's update rounded up would write past a caller's Buffer of a width
+                # not a multiple of the vector (Halide's default there): guarded instead.
+                u.call("vectorize", Var(x), lanes,
+                       *((Tail("GuardWithIf"),) if node.is_output else ()))
             for v in unrolled:  # by its extent: its bounds may be no constant to lowering
                 u.call("unroll", Var(v), extent[v])  # (the grid's c, fused in a parallel loop)
             # left as it is on purpose (an RDom's loop), which Halide's warning wants said
@@ -327,7 +330,7 @@ def _gpu_stage(fn: Function, name: str, stage: int, pure: list[str], region,
     width = extent.get(x, 1)
     if pack > 1 and width >= pack:
         xv = _fresh(f"{x}v", taken)
-        d.call("split", Var(x), Var(x), Var(xv), pack).call("vectorize", Var(xv))
+        d.call("split", Var(x), Var(x), Var(xv), pack, *tail).call("vectorize", Var(xv))
         width = -(-width // pack)
     if len(pure) >= 2:
         y = pure[1]
