@@ -8,6 +8,7 @@
 	.functype	halide_error_bad_type (i32, i32, i32, i32) -> (i32)
 	.functype	halide_error_access_out_of_bounds (i32, i32, i32, i32, i32, i32, i32) -> (i32)
 	.functype	blur_u16.par_for.1 (i32, i32, i32) -> (i32)
+	.functype	emscripten_stack_get_free () -> (i32)
 	.functype	halide_malloc (i32, i32) -> (i32)
 	.functype	halide_error_out_of_memory (i32) -> (i32)
 	.functype	halide_free (i32, i32) -> ()
@@ -481,6 +482,49 @@ blur_u16.par_for.1:
 	local.tee	3
 	local.set	4
 	local.get	2
+	i32.const	36
+	i32.add 
+	i32.load	0
+	local.set	5
+	local.get	2
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.set	6
+	local.get	2
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.set	7
+	local.get	2
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	8
+	local.get	2
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.set	9
+	local.get	2
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	10
+	local.get	2
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.set	11
+	local.get	2
+	i32.load	0
+	local.set	12
+	local.get	3
+	local.set	13
+	block   	
+	block   	
+	block   	
+	local.get	2
 	i32.const	16
 	i32.add 
 	i32.load	0
@@ -488,123 +532,93 @@ blur_u16.par_for.1:
 	i32.const	4
 	i32.add 
 	i32.load	0
-	local.tee	5
+	local.tee	14
 	i32.sub 
-	local.tee	6
+	local.tee	2
 	i32.const	8
 	i32.add 
-	local.tee	7
+	local.tee	15
 	i32.const	-8
 	i32.and 
 	i32.const	-8
 	i32.add 
-	local.tee	8
-	local.get	6
+	local.tee	16
+	local.get	2
 	i32.const	-7
 	i32.add 
-	local.tee	6
-	local.get	8
-	local.get	6
+	local.tee	17
+	local.get	16
+	local.get	17
 	i32.lt_s
 	i32.select
-	local.tee	9
-	local.get	6
+	local.tee	18
+	local.get	17
 	i32.const	31
 	i32.shr_s
-	local.get	6
+	local.get	17
 	i32.and 
-	local.tee	10
+	local.tee	19
 	i32.sub 
-	local.tee	11
+	local.tee	2
+	i32.const	811
+	i32.gt_s
+	local.get	2
 	i32.const	8
 	i32.add 
-	local.tee	12
+	local.tee	20
 	i32.const	10
 	i32.mul 
-	local.tee	8
+	local.tee	2
 	i32.const	1
-	local.get	8
+	local.get	2
 	i32.const	1
 	i32.gt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.set	13
-	local.get	2
-	i32.const	8
+	local.tee	2
+	i32.const	0
+	call	emscripten_stack_get_free
+	local.tee	16
+	i32.const	-32768
 	i32.add 
-	i32.load	0
-	local.set	8
-	local.get	2
-	i32.const	20
-	i32.add 
-	i32.load	0
-	local.set	14
-	local.get	2
-	i32.const	36
-	i32.add 
-	i32.load	0
-	local.set	15
-	local.get	2
-	i32.const	32
-	i32.add 
-	i32.load	0
-	local.set	16
-	local.get	2
-	i32.const	28
-	i32.add 
-	i32.load	0
-	local.set	17
-	local.get	2
-	i32.const	24
-	i32.add 
-	i32.load	0
-	local.set	18
-	local.get	2
-	i32.const	12
-	i32.add 
-	i32.load	0
-	local.set	19
-	local.get	2
-	i32.load	0
-	local.set	20
-	local.get	3
-	local.set	21
-	block   	
-	block   	
-	block   	
-	local.get	11
-	i32.const	811
-	i32.gt_s
+	local.tee	21
+	local.get	21
+	local.get	16
+	i32.gt_u
+	i32.select
+	i32.gt_u
+	i32.and 
+	local.tee	22
 	br_if   	0
 	local.get	3
-	local.get	13
+	local.get	2
 	i32.const	15
 	i32.add 
 	i32.const	-16
 	i32.and 
 	i32.sub 
-	local.tee	22
+	local.tee	23
 	global.set	__stack_pointer
 	br      	1
 .LBB1_2:
 	end_block
 	local.get	0
-	local.get	13
+	local.get	2
 	call	halide_malloc
-	local.tee	22
+	local.tee	23
 	i32.eqz
 	br_if   	1
 .LBB1_3:
 	end_block
 	i32.const	0
-	local.set	23
+	local.set	24
 	local.get	1
 	i32.const	3
 	i32.shl 
 	local.tee	2
-	local.get	14
-	local.get	8
+	local.get	10
+	local.get	11
 	i32.sub 
 	i32.const	-7
 	i32.add 
@@ -613,137 +627,137 @@ blur_u16.par_for.1:
 	local.get	3
 	i32.lt_s
 	i32.select
-	local.tee	24
-	local.get	8
+	local.tee	25
+	local.get	11
 	i32.add 
-	local.tee	14
+	local.tee	1
 	i32.const	9
 	i32.add 
-	local.set	8
+	local.set	11
 	block   	
 	block   	
-	local.get	7
+	local.get	15
 	i32.const	3
 	i32.shr_s
-	local.tee	25
-	local.get	25
-	local.get	6
+	local.tee	26
+	local.get	26
+	local.get	17
 	i32.const	3
 	i32.shr_s
 	i32.const	1
 	i32.add 
 	local.tee	2
-	local.get	25
+	local.get	26
 	local.get	2
 	i32.lt_s
 	i32.select
 	local.tee	2
-	local.get	25
-	local.get	25
+	local.get	26
+	local.get	26
 	i32.const	31
 	i32.shr_s
 	i32.and 
-	local.tee	26
+	local.tee	27
 	local.get	2
-	local.get	26
+	local.get	27
 	i32.gt_s
 	i32.select
-	local.tee	1
+	local.tee	21
 	i32.le_s
 	br_if   	0
 	local.get	2
 	i32.const	0
 	i32.gt_s
-	local.set	23
-	local.get	22
-	local.get	26
+	local.set	24
+	local.get	23
+	local.get	27
 	i32.const	4
 	i32.shl 
 	local.tee	3
-	local.get	10
+	local.get	19
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	7
-	local.get	18
-	local.get	15
-	local.get	14
-	local.get	16
+	local.set	10
+	local.get	8
+	local.get	5
+	local.get	1
+	local.get	6
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	3
 	i32.add 
-	local.get	5
+	local.get	14
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	17
+	local.get	7
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	27
-	local.get	8
-	local.get	14
-	local.get	8
-	local.get	14
+	local.set	15
+	local.get	11
+	local.get	1
+	local.get	11
+	local.get	1
 	i32.gt_s
 	i32.select
 	local.set	28
-	local.get	1
+	local.get	21
 	i32.const	3
 	i32.shl 
 	local.set	29
-	local.get	25
-	local.get	1
+	local.get	26
+	local.get	21
 	i32.sub 
 	local.set	30
-	local.get	12
+	local.get	20
 	i32.const	1
 	i32.shl 
 	local.set	31
-	local.get	15
+	local.get	5
 	i32.const	1
 	i32.shl 
 	local.set	32
-	local.get	1
-	local.get	26
+	local.get	21
+	local.get	27
 	i32.sub 
 	local.set	33
-	local.get	18
-	local.get	5
-	local.get	17
+	local.get	8
+	local.get	14
+	local.get	7
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	18
+	local.set	14
 	local.get	2
 	i32.const	0
 	i32.gt_s
 	local.set	34
-	local.get	14
-	local.set	17
+	local.get	1
+	local.set	8
 .LBB1_5:
 	loop    	
-	local.get	17
-	local.get	14
+	local.get	8
+	local.get	1
 	i32.sub 
-	local.get	12
+	local.get	20
 	i32.mul 
-	local.set	5
-	local.get	17
-	local.get	16
+	local.set	7
+	local.get	8
+	local.get	6
 	i32.sub 
+	local.get	5
+	i32.mul 
+	local.set	16
+	local.get	10
+	local.set	11
 	local.get	15
-	i32.mul 
-	local.set	13
-	local.get	7
-	local.set	8
-	local.get	27
 	local.set	2
 	local.get	33
 	local.set	3
@@ -753,7 +767,7 @@ blur_u16.par_for.1:
 	br_if   	0
 .LBB1_6:
 	loop    	
-	local.get	8
+	local.get	11
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -781,10 +795,10 @@ blur_u16.par_for.1:
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
-	local.get	8
+	local.get	11
 	i32.const	16
 	i32.add 
-	local.set	8
+	local.set	11
 	local.get	2
 	i32.const	16
 	i32.add 
@@ -797,50 +811,50 @@ blur_u16.par_for.1:
 .LBB1_7:
 	end_loop
 	end_block
-	local.get	18
-	local.get	13
+	local.get	14
+	local.get	16
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	13
-	local.get	22
-	local.get	5
+	local.set	16
+	local.get	23
+	local.get	7
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	5
+	local.set	7
 	local.get	29
 	local.set	2
 	local.get	30
 	local.set	3
 .LBB1_8:
 	loop    	
-	local.get	5
+	local.get	7
 	local.get	2
-	local.get	6
+	local.get	17
 	local.get	2
-	local.get	6
+	local.get	17
 	i32.lt_s
 	i32.select
-	local.tee	8
-	local.get	10
+	local.tee	11
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	13
-	local.get	8
+	local.get	16
+	local.get	11
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	8
+	local.tee	11
 	i32.const	2
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	8
+	local.get	11
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	8
+	local.get	11
 	i32.const	4
 	i32.add 
 	v128.load	0:p2align=1
@@ -870,22 +884,22 @@ blur_u16.par_for.1:
 	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	7
+	local.get	10
 	local.get	31
 	i32.add 
-	local.set	7
-	local.get	27
+	local.set	10
+	local.get	15
 	local.get	32
 	i32.add 
-	local.set	27
-	local.get	17
+	local.set	15
+	local.get	8
 	local.get	28
 	i32.eq  
 	local.set	2
-	local.get	17
+	local.get	8
 	i32.const	1
 	i32.add 
-	local.set	17
+	local.set	8
 	local.get	2
 	i32.eqz
 	br_if   	0
@@ -897,67 +911,67 @@ blur_u16.par_for.1:
 	i32.const	1
 	i32.lt_s
 	br_if   	0
-	local.get	22
-	local.get	26
+	local.get	23
+	local.get	27
 	i32.const	4
 	i32.shl 
 	local.tee	2
-	local.get	10
+	local.get	19
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	13
-	local.get	18
-	local.get	15
-	local.get	14
-	local.get	16
+	local.set	16
+	local.get	8
+	local.get	5
+	local.get	1
+	local.get	6
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
 	i32.add 
-	local.get	5
+	local.get	14
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	17
+	local.get	7
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	5
-	local.get	8
-	local.get	14
-	local.get	8
-	local.get	14
+	local.set	7
+	local.get	11
+	local.get	1
+	local.get	11
+	local.get	1
 	i32.gt_s
 	i32.select
-	local.set	17
-	local.get	12
+	local.set	8
+	local.get	20
 	i32.const	1
 	i32.shl 
-	local.set	7
-	local.get	15
+	local.set	10
+	local.get	5
 	i32.const	1
 	i32.shl 
-	local.set	27
-	local.get	1
-	local.get	26
-	i32.sub 
 	local.set	15
+	local.get	21
+	local.get	27
+	i32.sub 
+	local.set	5
 .LBB1_12:
 	loop    	
-	local.get	13
-	local.set	8
-	local.get	5
+	local.get	16
+	local.set	11
+	local.get	7
 	local.set	2
-	local.get	15
+	local.get	5
 	local.set	3
 .LBB1_13:
 	loop    	
-	local.get	8
+	local.get	11
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -985,10 +999,10 @@ blur_u16.par_for.1:
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
-	local.get	8
+	local.get	11
 	i32.const	16
 	i32.add 
-	local.set	8
+	local.set	11
 	local.get	2
 	i32.const	16
 	i32.add 
@@ -999,117 +1013,117 @@ blur_u16.par_for.1:
 	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	13
+	local.get	16
+	local.get	10
+	i32.add 
+	local.set	16
 	local.get	7
+	local.get	15
 	i32.add 
-	local.set	13
-	local.get	5
-	local.get	27
-	i32.add 
-	local.set	5
+	local.set	7
 	i32.const	1
-	local.set	23
-	local.get	14
-	local.get	17
+	local.set	24
+	local.get	1
+	local.get	8
 	i32.eq  
 	local.set	2
-	local.get	14
+	local.get	1
 	i32.const	1
 	i32.add 
-	local.set	14
+	local.set	1
 	local.get	2
 	i32.eqz
 	br_if   	0
 .LBB1_15:
 	end_loop
 	end_block
-	local.get	22
-	local.get	26
+	local.get	23
+	local.get	27
 	i32.const	4
 	i32.shl 
 	local.tee	2
-	local.get	10
+	local.get	19
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	7
-	local.get	20
-	local.get	19
-	local.get	24
+	local.set	10
+	local.get	12
+	local.get	9
+	local.get	25
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
 	i32.add 
-	i32.add 
-	local.set	27
-	local.get	2
-	local.get	9
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.get	10
-	i32.const	2
-	i32.shl 
-	i32.sub 
-	local.get	22
-	i32.add 
-	i32.const	16
 	i32.add 
 	local.set	15
 	local.get	2
-	local.get	9
+	local.get	18
+	i32.const	1
+	i32.shl 
+	i32.add 
+	local.get	19
+	i32.const	2
+	i32.shl 
+	i32.sub 
+	local.get	23
+	i32.add 
+	i32.const	16
+	i32.add 
+	local.set	5
+	local.get	2
+	local.get	18
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	10
+	local.get	19
 	i32.const	6
 	i32.mul 
 	i32.sub 
-	local.get	22
+	local.get	23
 	i32.add 
 	i32.const	32
 	i32.add 
-	local.set	16
-	local.get	25
-	local.get	1
+	local.set	6
+	local.get	26
+	local.get	21
 	i32.sub 
 	local.set	31
-	local.get	1
+	local.get	21
 	i32.const	3
 	i32.shl 
 	local.set	32
-	local.get	12
+	local.get	20
 	i32.const	1
 	i32.shl 
 	local.set	28
-	local.get	19
+	local.get	9
 	i32.const	1
 	i32.shl 
 	local.set	29
 	i32.const	0
-	local.set	14
+	local.set	1
 .LBB1_16:
 	loop    	
-	local.get	7
+	local.get	10
 	local.set	2
-	local.get	15
-	local.set	8
-	local.get	16
+	local.get	5
+	local.set	11
+	local.get	6
 	local.set	3
+	local.get	15
+	local.set	16
 	local.get	27
-	local.set	13
-	local.get	26
-	local.set	5
+	local.set	7
 	block   	
-	local.get	23
+	local.get	24
 	i32.eqz
 	br_if   	0
 .LBB1_17:
 	loop    	
-	local.get	13
-	local.get	8
+	local.get	16
+	local.get	11
 	v128.load	0:p2align=1
 	local.get	2
 	v128.load	0:p2align=1
@@ -1136,23 +1150,23 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	8
+	local.get	11
 	i32.const	16
 	i32.add 
-	local.set	8
+	local.set	11
 	local.get	3
 	i32.const	16
 	i32.add 
 	local.set	3
-	local.get	13
+	local.get	16
 	i32.const	16
 	i32.add 
-	local.set	13
-	local.get	5
+	local.set	16
+	local.get	7
 	i32.const	1
 	i32.add 
-	local.tee	5
-	local.get	1
+	local.tee	7
+	local.get	21
 	i32.lt_s
 	br_if   	0
 .LBB1_18:
@@ -1160,85 +1174,85 @@ blur_u16.par_for.1:
 	end_block
 	block   	
 	block   	
-	local.get	25
-	local.get	1
+	local.get	26
+	local.get	21
 	i32.gt_s
 	br_if   	0
-	local.get	14
+	local.get	1
 	i32.const	1
 	i32.add 
-	local.set	14
+	local.set	1
 	br      	1
 .LBB1_20:
 	end_block
-	local.get	20
-	local.get	14
-	local.get	24
-	i32.add 
-	local.get	19
-	i32.mul 
-	i32.const	1
-	i32.shl 
-	i32.add 
-	local.set	13
-	local.get	14
 	local.get	12
+	local.get	1
+	local.get	25
+	i32.add 
+	local.get	9
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	5
-	local.get	14
+	i32.add 
+	local.set	16
+	local.get	1
+	local.get	20
+	i32.mul 
+	i32.const	1
+	i32.shl 
+	local.set	7
+	local.get	1
 	i32.const	1
 	i32.add 
 	local.tee	30
-	local.get	12
+	local.get	20
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	17
-	local.get	14
+	local.set	8
+	local.get	1
 	i32.const	2
 	i32.add 
-	local.get	12
+	local.get	20
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	14
+	local.set	1
 	local.get	31
 	local.set	3
 	local.get	32
 	local.set	2
 .LBB1_21:
 	loop    	
-	local.get	13
+	local.get	16
 	local.get	2
-	local.get	6
+	local.get	17
 	local.get	2
-	local.get	6
+	local.get	17
 	i32.lt_s
 	i32.select
-	local.tee	8
+	local.tee	11
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	22
-	local.get	8
-	local.get	10
+	local.get	23
+	local.get	11
+	local.get	19
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	8
-	local.get	17
+	local.tee	11
+	local.get	8
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	8
-	local.get	5
+	local.get	11
+	local.get	7
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	8
-	local.get	14
+	local.get	11
+	local.get	1
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
@@ -1268,41 +1282,40 @@ blur_u16.par_for.1:
 	br_if   	0
 	end_loop
 	local.get	30
-	local.set	14
+	local.set	1
 .LBB1_23:
 	end_block
-	local.get	7
+	local.get	10
 	local.get	28
 	i32.add 
-	local.set	7
+	local.set	10
+	local.get	5
+	local.get	28
+	i32.add 
+	local.set	5
+	local.get	6
+	local.get	28
+	i32.add 
+	local.set	6
 	local.get	15
-	local.get	28
-	i32.add 
-	local.set	15
-	local.get	16
-	local.get	28
-	i32.add 
-	local.set	16
-	local.get	27
 	local.get	29
 	i32.add 
-	local.set	27
-	local.get	14
+	local.set	15
+	local.get	1
 	i32.const	8
 	i32.ne  
 	br_if   	0
 	end_loop
 	block   	
-	local.get	11
-	i32.const	811
-	i32.le_s
+	local.get	22
+	i32.eqz
 	br_if   	0
 	local.get	0
-	local.get	22
+	local.get	23
 	call	halide_free
 .LBB1_26:
 	end_block
-	local.get	21
+	local.get	13
 	drop
 	local.get	4
 	global.set	__stack_pointer

@@ -66,6 +66,7 @@ def build_module(lowered: Module) -> tuple[ll.Module, list[Argument]]:
     cg.index_bits = size_t.width
     cg.wasm_simd128 = target.is_wasm and target.has_feature("wasm_simd128")
     cg.vector_registers = cg.wasm_simd128 or not target.is_wasm
+    cg.measured_stack = target.is_wasm
     cg.contract_floats = not target.has_feature("strict_float")
     cg.reciprocal_divisions = not target.has_feature("strict_float")
     if target.arch == "x86":

@@ -20,6 +20,12 @@ from webhal.ir.schedule import ForType
 from webhal.ir.visitor import children, strings_and_children
 
 STACK_LIMIT = 16 * 1024  # bytes: allocations up to this live on the stack
+# On wasm (Emscripten) a run-time-sized allocation also goes on the stack when the thread
+# still has this much stack free after it (emscripten_stack_get_free): a strip's buffers of a
+# sliding window then all lie together on the worker's stack. The Sobel autoschedule's third
+# (12 KB, past the 16 KiB above) on the heap made it 1.26x the hand schedule's time on 2
+# workers, on the stack 1.01 (docs/autoschedule.md): the heap block's address, not malloc.
+STACK_RESERVE = 32 * 1024
 
 
 def opaque(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
@@ -168,6 +174,9 @@ class StmtCodegen(ExprCodegen):
         self.runtime_stack_bytes: ll.Value | None = None
         # The run-time-sized allocations open now: whether each is on the stack (an i1).
         self.on_stack: dict[str, ll.Value] = {}
+        # Whether emscripten_stack_get_free says how much stack the thread has left (wasm
+        # targets; the wasmtime runner answers 0, leaving STACK_LIMIT alone).
+        self.measured_stack = False
 
     def stmt(self, s: st.Stmt) -> None:
         method = getattr(self, "_s_" + type(s).__name__, None)
@@ -317,17 +326,24 @@ class StmtCodegen(ExprCodegen):
     def allocate_small_on_stack(self, s, nbytes) -> None:
         """A run-time size: on the stack when it comes to STACK_LIMIT or less, released when
         the body is done (a row buffer of a tile in a parallel loop, say: a malloc and a free
-        for each task cost more than a small task's work, and contend for malloc's lock)."""
+        for each task cost more than a small task's work, and contend for malloc's lock); on
+        wasm also when the thread keeps STACK_RESERVE bytes of stack free after it."""
         b = self.builder
         limit = ll.Constant(self.size_t, STACK_LIMIT)
         used = self.runtime_stack_bytes
         if used is None:
             small = b.icmp_unsigned("<=", nbytes, limit)
             total = nbytes
-        else:  # both at most STACK_LIMIT before the sum: it cannot wrap
+        else:  # used is at most the thread's stack, nbytes checked first: no wrap that counts
             total = b.add(used, nbytes)
             small = b.and_(b.icmp_unsigned("<=", nbytes, limit),
                            b.icmp_unsigned("<=", total, limit))
+        if self.measured_stack:
+            free = b.call(self.declare("emscripten_stack_get_free", self.size_t, []), [])
+            reserve = ll.Constant(self.size_t, STACK_RESERVE)
+            spare = b.select(b.icmp_unsigned(">", free, reserve), b.sub(free, reserve),
+                             ll.Constant(self.size_t, 0))
+            small = b.or_(small, b.icmp_unsigned("<=", nbytes, spare))
         saved = b.call(self.declare("llvm.stacksave.p0", PTR, []), [])
         with b.if_else(small) as (on_stack, on_heap):
             with on_stack:
