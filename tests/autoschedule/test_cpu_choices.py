@@ -19,6 +19,7 @@ from webhal.autoschedule.targets import WASM_POOLS, machine_for
 
 THREADS = "wasm-32-wasmrt-wasm_simd128-wasm_threads"
 SIMD = "wasm-32-wasmrt-wasm_simd128"
+AVX512 = "x86-64-linux-avx-avx2-avx512-avx512_skylake"
 
 
 def _suite_schedule(name: str, target: str, params: dict | None = None):
@@ -57,6 +58,17 @@ def test_explicit_parallelism_plans_for_exactly_that_many():
     assert _jobs(spec, four) == 8  # 2 strips a worker: the recomputed halo stays small
     _, _, _, one = _suite_schedule("blur", THREADS, {"parallelism": "1"})
     assert ".parallel(" not in one
+
+
+def test_wide_vectors_stop_at_two_of_the_widest_type():
+    """The census (uint8 read, uint32 signature): one SIMD128 vector of uint8 on wasm (16
+    lanes, four of uint32), but on an AVX-512 host two registers of uint32 (32 lanes), not
+    one of uint8 (64: 1.64x slower there)."""
+    vectors = {}
+    for target in (SIMD, AVX512):
+        *_, source = _suite_schedule("census5", target)
+        vectors[target] = re.findall(r"census5\..*\.vectorize\(x, (\d+)\)", source)
+    assert vectors == {SIMD: ["16"], AVX512: ["32"]}
 
 
 def test_the_pool_model_weighs_hand_out_against_imbalance():
