@@ -4,6 +4,14 @@ inside the image those clamps change nothing, but they turn dense vector loads i
 For each loop, the clamps whose argument moves with the loop variable give linear conditions on
 it; where all of them hold, the clamps are dropped. The conditions are solved when the loop
 starts, so any image size works; the prologue and epilogue keep the clamped code.
+
+A GuardWithIf split guards its body with `if (likely(v <= max))`; inside a vectorized loop that
+if tests each lane, so the vectorize pass would leave the loop scalar. Such guards give linear
+conditions as clamps do (each comparison bounded over all values of the loops inside, the vector
+lanes among them), and the steady state, where the guard holds for every lane, drops the if: its
+inner loop is vectorized as usual, and only the epilogue (the last partial vector) stays scalar.
+Guards bounded only above (a tail's) need no prologue. (Clamps keep theirs, even when empty:
+without it LLVM allocates the x86-64 registers of some steady states worse.)
 """
 
 from __future__ import annotations
@@ -91,6 +99,10 @@ class _Clamps:
         self.v, self.moving = v, inner | {v}
         self.nodes: list[ir.Expr] = []
         self.conditions: list[tuple] = []
+        self.guards: list[tuple] = []  # (a likely() condition, the conditions it holds under)
+        self.unsolved: set[ir.Expr] = set()  # guards that stay wherever they are
+        self.lanes: set[str] = set()  # vector loops' variables and the lets that vary with them
+        self.gpu = 0  # the depth of GPU loops around the statement visited
 
     def visit_stmt(self, s: st.Stmt, scope: dict) -> None:
         match s:
@@ -99,10 +111,23 @@ class _Clamps:
                 self.visit_expr(s.extent, scope)
                 lo = bounds_of(s.min, scope)
                 hi = bounds_of(ops.sub(ops.add(s.min, s.extent), ops.const(1)), scope)
+                if s.for_type is ForType.Vectorized:
+                    self.lanes.add(s.name)
+                gpu = s.for_type in (ForType.GPUBlock, ForType.GPUThread)
+                self.gpu += gpu
                 self.visit_stmt(s.body, {**scope, s.name: Interval(lo.min, hi.max)})
+                self.gpu -= gpu
             case st.LetStmt():
                 self.visit_expr(s.value, scope)
+                if _uses(s.value, self.lanes):
+                    self.lanes.add(s.name)
                 self.visit_stmt(s.body, {**scope, s.name: bounds_of(s.value, scope)})
+            case st.IfThenElse() if _is_likely(s.condition):
+                self.visit_expr(s.condition, scope)
+                self.visit_guard(s.condition, scope)
+                self.visit_stmt(s.then_case, scope)
+                if s.else_case is not None:
+                    self.visit_stmt(s.else_case, scope)
             case _:
                 for f in ("value", "index", "condition", "predicate"):
                     e = getattr(s, f, None)
@@ -114,6 +139,38 @@ class _Clamps:
                         self.visit_stmt(b, scope)
                 for b in getattr(s, "stmts", ()):
                     self.visit_stmt(b, scope)
+
+    def visit_guard(self, condition: ir.Expr, scope: dict) -> None:
+        """The conditions under which a likely() guard (a GuardWithIf split's) holds for every
+        value of the loops inside this one: each comparison of its conjunction, as a bound on
+        the difference of its sides. Only guards that vary with the lanes of a vector loop
+        (outside GPU kernels) are dropped: they keep it from vectorizing; a guard uniform across
+        the lanes costs a branch per vector, and one with any other part stays."""
+        if self.gpu or not _uses(condition, self.lanes):
+            self.unsolved.add(condition)
+            return
+        parts, pending, conditions = [], [condition.args[0]], []
+        while pending:
+            c = pending.pop()
+            if isinstance(c, ir.And):
+                pending += [c.a, c.b]
+            else:
+                parts.append(c)
+        for c in parts:
+            if not isinstance(c, ir.LT | ir.LE | ir.GT | ir.GE) or not c.a.type.is_int() or \
+                    not c.a.type.is_scalar() or not _uses(c, self.moving):
+                self.unsolved.add(condition)
+                return
+            iv = bounds_of(ops.sub(c.a, c.b), scope)
+            upper = isinstance(c, ir.LT | ir.LE)
+            side = iv.max if upper else iv.min
+            if side is None:
+                self.unsolved.add(condition)
+                return
+            op, k = ("<=", -1 if isinstance(c, ir.LT) else 0) if upper else \
+                (">=", 1 if isinstance(c, ir.GT) else 0)
+            conditions.append((side, op, ops.const(k, side.type)))
+        self.guards.append((condition, conditions))
 
     def visit_expr(self, e: ir.Expr, scope: dict) -> None:
         for n in walk(e):
@@ -139,12 +196,19 @@ def _strip(x: ir.Expr, moving: set[str]) -> ir.Expr:
     return x
 
 
-def _drop(s: st.Stmt, nodes: list[ir.Expr], moving: set[str]) -> st.Stmt:
-    """s with the given clamps replaced by their moving side (matched by structure: every
-    occurrence was checked)."""
+def _is_likely(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Call) and e.call_type is ir.CallType.INTRINSIC and \
+        e.name == "likely"
+
+
+def _drop(s: st.Stmt, nodes: list[ir.Expr], moving: set[str], guards=frozenset()) -> st.Stmt:
+    """s with the given clamps replaced by their moving side, and the ifs on the given guards
+    by their then-case (matched by structure: every occurrence was checked)."""
     targets = {_key(n) for n in nodes}
 
     def go(n):
+        if isinstance(n, st.IfThenElse) and n.condition in guards:
+            return go(n.then_case)
         drop = isinstance(n, ir.Min | ir.Max) and _key(n) in targets  # before its children change
         n = rebuild(n, go)
         if drop:
@@ -157,19 +221,35 @@ def _key(n: ir.Expr):
     return (type(n), n.a, n.b)
 
 
-def _partition(loop: st.For) -> st.Stmt:
+def _partition(loop: st.For, with_clamps: bool = True) -> st.Stmt:
+    """loop as prologue, steady state and epilogue around the range where its clamps (unless
+    not with_clamps) and its vector loops' guards are known to hold, or loop where none is."""
     inner = _names_defined(loop.body)
     clamps = _Clamps(loop.name, inner)
     clamps.visit_stmt(loop.body, {})
     lowers, uppers, dropped = [], [], []
     for node, condition in zip(clamps.nodes, clamps.conditions):
+        if not with_clamps:
+            break
         solved = _solve([condition], loop.name)
         if solved is None:
             continue  # not linear in this loop's variable: the clamp stays
         lowers += solved[0]
         uppers += solved[1]
         dropped.append(node)
-    if not dropped:
+    guards = set()
+    for condition, conditions in clamps.guards:
+        if condition in clamps.unsolved:
+            continue
+        solved = _solve(conditions, loop.name)
+        if solved is None:
+            clamps.unsolved.add(condition)  # every copy of it stays
+            continue
+        lowers += solved[0]
+        uppers += solved[1]
+        guards.add(condition)
+    guards -= clamps.unsolved
+    if not dropped and not guards:
         return loop
     start, end = loop.min, ops.add(loop.min, loop.extent)
     lo = start
@@ -179,13 +259,17 @@ def _partition(loop: st.For) -> st.Stmt:
     hi = end
     for b in uppers:
         hi = ops.minimum(hi, ops.add(b, ops.const(1)))
-    hi = ops.maximum(hi, lo)
+    prologue = bool(lowers or dropped)  # none for guards bounded only above (their tails)
+    hi = ops.maximum(hi, lo if prologue else start)
     lo_name, hi_name = f"{loop.name}.steady_min", f"{loop.name}.steady_end"
     lo_v, hi_v = ops.var(lo_name), ops.var(hi_name)
-    steady = _drop(loop.body, dropped, clamps.moving)
+    steady = _drop(loop.body, dropped, clamps.moving, guards)
 
     def part(a, b, content):
         return st.For(loop.name, a, ops.sub(b, a), loop.for_type, content, loop.device_api)
+    if not prologue:
+        parts = st.block(part(start, hi_v, steady), part(hi_v, end, loop.body))
+        return st.LetStmt(hi_name, hi, parts)
     parts = st.block(part(start, lo_v, loop.body), part(lo_v, hi_v, steady),
                      part(hi_v, end, loop.body))
     return st.LetStmt(lo_name, lo, st.LetStmt(hi_name, hi, parts))
@@ -245,7 +329,8 @@ def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
     """Partition each loop directly around a vectorized loop (that is where clamps turn
     vector loads into gathers), each innermost scalar loop of non-constant extent (its clamps
     cost a min and a max per access), every loop marked Partition.Always, and none marked
-    Never."""
+    Never; any other loop around a vectorized loop is partitioned on the guards of the vector
+    loops in it alone."""
     def go(n):
         if isinstance(n, ir.Expr):
             return n
@@ -258,5 +343,17 @@ def run(s: st.Stmt, ctx: LowerContext | None = None) -> st.Stmt:
                     policy is Partition.Auto and (_encloses_vector_loop(n)
                                                   or _innermost_varying(n)):
                 return _partition(n)
+            if policy is Partition.Auto and _contains_vector_loop(n):
+                # A GuardWithIf split's outer loop outside the vector loop's parent (a tile's
+                # xo around yi around xi): its guard is dropped, the clamps are not.
+                return _partition(n, with_clamps=False)
         return n
     return go(s)
+
+
+def _contains_vector_loop(s) -> bool:
+    """Whether a vectorized loop sits in s, outside GPU kernels."""
+    if isinstance(s, st.For) and s.for_type in (ForType.GPUBlock, ForType.GPUThread):
+        return False
+    return any(isinstance(c, st.For) and c.for_type is ForType.Vectorized or
+               _contains_vector_loop(c) for c in _stmt_children(s))
