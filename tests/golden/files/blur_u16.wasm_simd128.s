@@ -482,49 +482,6 @@ blur_u16.par_for.1:
 	local.tee	3
 	local.set	4
 	local.get	2
-	i32.const	36
-	i32.add 
-	i32.load	0
-	local.set	5
-	local.get	2
-	i32.const	32
-	i32.add 
-	i32.load	0
-	local.set	6
-	local.get	2
-	i32.const	28
-	i32.add 
-	i32.load	0
-	local.set	7
-	local.get	2
-	i32.const	24
-	i32.add 
-	i32.load	0
-	local.set	8
-	local.get	2
-	i32.const	12
-	i32.add 
-	i32.load	0
-	local.set	9
-	local.get	2
-	i32.const	20
-	i32.add 
-	i32.load	0
-	local.set	10
-	local.get	2
-	i32.const	8
-	i32.add 
-	i32.load	0
-	local.set	11
-	local.get	2
-	i32.load	0
-	local.set	12
-	local.get	3
-	local.set	13
-	block   	
-	block   	
-	block   	
-	local.get	2
 	i32.const	16
 	i32.add 
 	i32.load	0
@@ -532,67 +489,115 @@ blur_u16.par_for.1:
 	i32.const	4
 	i32.add 
 	i32.load	0
-	local.tee	14
+	local.tee	5
 	i32.sub 
-	local.tee	2
+	local.tee	6
 	i32.const	8
 	i32.add 
-	local.tee	15
+	local.tee	7
 	i32.const	-8
 	i32.and 
 	i32.const	-8
 	i32.add 
-	local.tee	16
-	local.get	2
+	local.tee	8
+	local.get	6
 	i32.const	-7
 	i32.add 
-	local.tee	17
-	local.get	16
-	local.get	17
+	local.tee	6
+	local.get	8
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	18
-	local.get	17
+	local.tee	9
+	local.get	6
 	i32.const	31
 	i32.shr_s
-	local.get	17
+	local.get	6
 	i32.and 
-	local.tee	19
+	local.tee	10
 	i32.sub 
-	local.tee	2
-	i32.const	811
-	i32.gt_s
-	local.get	2
+	local.tee	11
 	i32.const	8
 	i32.add 
-	local.tee	20
+	local.tee	12
 	i32.const	10
 	i32.mul 
-	local.tee	2
+	local.tee	8
 	i32.const	1
-	local.get	2
+	local.get	8
 	i32.const	1
 	i32.gt_s
 	i32.select
 	i32.const	1
 	i32.shl 
-	local.tee	2
+	local.set	13
+	local.get	2
+	i32.const	8
+	i32.add 
+	i32.load	0
+	local.set	8
+	local.get	2
+	i32.const	20
+	i32.add 
+	i32.load	0
+	local.set	14
+	local.get	2
+	i32.const	36
+	i32.add 
+	i32.load	0
+	local.set	15
+	local.get	2
+	i32.const	32
+	i32.add 
+	i32.load	0
+	local.set	16
+	local.get	2
+	i32.const	28
+	i32.add 
+	i32.load	0
+	local.set	17
+	local.get	2
+	i32.const	24
+	i32.add 
+	i32.load	0
+	local.set	18
+	local.get	2
+	i32.const	12
+	i32.add 
+	i32.load	0
+	local.set	19
+	local.get	2
+	i32.load	0
+	local.set	20
+	block   	
+	block   	
+	block   	
+	block   	
+	local.get	11
+	i32.const	811
+	i32.le_s
+	br_if   	0
+	i32.const	0
+	local.set	21
+	local.get	13
 	i32.const	0
 	call	emscripten_stack_get_free
-	local.tee	16
+	local.tee	2
 	i32.const	-32768
 	i32.add 
-	local.tee	21
-	local.get	21
-	local.get	16
+	local.tee	11
+	local.get	11
+	local.get	2
 	i32.gt_u
 	i32.select
 	i32.gt_u
-	i32.and 
-	local.tee	22
-	br_if   	0
+	br_if   	1
+.LBB1_2:
+	end_block
 	local.get	3
-	local.get	2
+	local.set	22
+	local.get	3
+	local.get	13
 	i32.const	15
 	i32.add 
 	i32.const	-16
@@ -600,16 +605,20 @@ blur_u16.par_for.1:
 	i32.sub 
 	local.tee	23
 	global.set	__stack_pointer
+	i32.const	1
+	local.set	21
 	br      	1
-.LBB1_2:
+.LBB1_3:
 	end_block
+	local.get	3
+	local.set	22
 	local.get	0
-	local.get	2
+	local.get	13
 	call	halide_malloc
 	local.tee	23
 	i32.eqz
 	br_if   	1
-.LBB1_3:
+.LBB1_4:
 	end_block
 	i32.const	0
 	local.set	24
@@ -617,8 +626,8 @@ blur_u16.par_for.1:
 	i32.const	3
 	i32.shl 
 	local.tee	2
-	local.get	10
-	local.get	11
+	local.get	14
+	local.get	8
 	i32.sub 
 	i32.const	-7
 	i32.add 
@@ -628,20 +637,20 @@ blur_u16.par_for.1:
 	i32.lt_s
 	i32.select
 	local.tee	25
-	local.get	11
+	local.get	8
 	i32.add 
 	local.tee	1
 	i32.const	9
 	i32.add 
-	local.set	11
+	local.set	8
 	block   	
 	block   	
-	local.get	15
+	local.get	7
 	i32.const	3
 	i32.shr_s
 	local.tee	26
 	local.get	26
-	local.get	17
+	local.get	6
 	i32.const	3
 	i32.shr_s
 	i32.const	1
@@ -662,7 +671,7 @@ blur_u16.par_for.1:
 	local.get	27
 	i32.gt_s
 	i32.select
-	local.tee	21
+	local.tee	11
 	i32.le_s
 	br_if   	0
 	local.get	2
@@ -674,90 +683,90 @@ blur_u16.par_for.1:
 	i32.const	4
 	i32.shl 
 	local.tee	3
-	local.get	19
+	local.get	10
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	10
-	local.get	8
-	local.get	5
+	local.set	7
+	local.get	18
+	local.get	15
 	local.get	1
-	local.get	6
+	local.get	16
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	3
 	i32.add 
-	local.get	14
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	7
+	local.get	17
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	15
-	local.get	11
+	local.set	14
+	local.get	8
 	local.get	1
-	local.get	11
+	local.get	8
 	local.get	1
 	i32.gt_s
 	i32.select
 	local.set	28
-	local.get	21
+	local.get	11
 	i32.const	3
 	i32.shl 
 	local.set	29
 	local.get	26
-	local.get	21
+	local.get	11
 	i32.sub 
 	local.set	30
-	local.get	20
+	local.get	12
 	i32.const	1
 	i32.shl 
 	local.set	31
-	local.get	5
+	local.get	15
 	i32.const	1
 	i32.shl 
 	local.set	32
-	local.get	21
+	local.get	11
 	local.get	27
 	i32.sub 
 	local.set	33
-	local.get	8
-	local.get	14
-	local.get	7
+	local.get	18
+	local.get	5
+	local.get	17
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	14
+	local.set	18
 	local.get	2
 	i32.const	0
 	i32.gt_s
 	local.set	34
 	local.get	1
-	local.set	8
-.LBB1_5:
+	local.set	17
+.LBB1_6:
 	loop    	
-	local.get	8
+	local.get	17
 	local.get	1
 	i32.sub 
-	local.get	20
+	local.get	12
 	i32.mul 
-	local.set	7
-	local.get	8
-	local.get	6
+	local.set	5
+	local.get	17
+	local.get	16
 	i32.sub 
-	local.get	5
-	i32.mul 
-	local.set	16
-	local.get	10
-	local.set	11
 	local.get	15
+	i32.mul 
+	local.set	13
+	local.get	7
+	local.set	8
+	local.get	14
 	local.set	2
 	local.get	33
 	local.set	3
@@ -765,9 +774,9 @@ blur_u16.par_for.1:
 	local.get	34
 	i32.eqz
 	br_if   	0
-.LBB1_6:
+.LBB1_7:
 	loop    	
-	local.get	11
+	local.get	8
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -795,10 +804,10 @@ blur_u16.par_for.1:
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
-	local.get	11
+	local.get	8
 	i32.const	16
 	i32.add 
-	local.set	11
+	local.set	8
 	local.get	2
 	i32.const	16
 	i32.add 
@@ -808,53 +817,53 @@ blur_u16.par_for.1:
 	i32.add 
 	local.tee	3
 	br_if   	0
-.LBB1_7:
+.LBB1_8:
 	end_loop
 	end_block
-	local.get	14
-	local.get	16
+	local.get	18
+	local.get	13
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	16
+	local.set	13
 	local.get	23
-	local.get	7
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	7
+	local.set	5
 	local.get	29
 	local.set	2
 	local.get	30
 	local.set	3
-.LBB1_8:
+.LBB1_9:
 	loop    	
-	local.get	7
+	local.get	5
 	local.get	2
-	local.get	17
+	local.get	6
 	local.get	2
-	local.get	17
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	11
-	local.get	19
+	local.tee	8
+	local.get	10
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	16
-	local.get	11
+	local.get	13
+	local.get	8
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	11
+	local.tee	8
 	i32.const	2
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	11
+	local.get	8
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	11
+	local.get	8
 	i32.const	4
 	i32.add 
 	v128.load	0:p2align=1
@@ -884,27 +893,27 @@ blur_u16.par_for.1:
 	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	10
+	local.get	7
 	local.get	31
 	i32.add 
-	local.set	10
-	local.get	15
+	local.set	7
+	local.get	14
 	local.get	32
 	i32.add 
-	local.set	15
-	local.get	8
+	local.set	14
+	local.get	17
 	local.get	28
 	i32.eq  
 	local.set	2
-	local.get	8
+	local.get	17
 	i32.const	1
 	i32.add 
-	local.set	8
+	local.set	17
 	local.get	2
 	i32.eqz
 	br_if   	0
 	br      	2
-.LBB1_10:
+.LBB1_11:
 	end_loop
 	end_block
 	local.get	2
@@ -916,62 +925,62 @@ blur_u16.par_for.1:
 	i32.const	4
 	i32.shl 
 	local.tee	2
-	local.get	19
+	local.get	10
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	16
-	local.get	8
-	local.get	5
+	local.set	13
+	local.get	18
+	local.get	15
 	local.get	1
-	local.get	6
+	local.get	16
 	i32.sub 
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	local.get	2
 	i32.add 
-	local.get	14
+	local.get	5
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	7
+	local.get	17
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	7
-	local.get	11
+	local.set	5
+	local.get	8
 	local.get	1
-	local.get	11
+	local.get	8
 	local.get	1
 	i32.gt_s
 	i32.select
-	local.set	8
-	local.get	20
+	local.set	17
+	local.get	12
 	i32.const	1
 	i32.shl 
-	local.set	10
-	local.get	5
+	local.set	7
+	local.get	15
 	i32.const	1
 	i32.shl 
-	local.set	15
-	local.get	21
+	local.set	14
+	local.get	11
 	local.get	27
 	i32.sub 
-	local.set	5
-.LBB1_12:
-	loop    	
-	local.get	16
-	local.set	11
-	local.get	7
-	local.set	2
-	local.get	5
-	local.set	3
+	local.set	15
 .LBB1_13:
 	loop    	
-	local.get	11
+	local.get	13
+	local.set	8
+	local.get	5
+	local.set	2
+	local.get	15
+	local.set	3
+.LBB1_14:
+	loop    	
+	local.get	8
 	local.get	2
 	i32.const	2
 	i32.add 
@@ -999,10 +1008,10 @@ blur_u16.par_for.1:
 	i32x4.shr_u
 	i16x8.narrow_i32x4_u
 	v128.store	0:p2align=1
-	local.get	11
+	local.get	8
 	i32.const	16
 	i32.add 
-	local.set	11
+	local.set	8
 	local.get	2
 	i32.const	16
 	i32.add 
@@ -1013,18 +1022,18 @@ blur_u16.par_for.1:
 	local.tee	3
 	br_if   	0
 	end_loop
-	local.get	16
-	local.get	10
-	i32.add 
-	local.set	16
+	local.get	13
 	local.get	7
-	local.get	15
 	i32.add 
-	local.set	7
+	local.set	13
+	local.get	5
+	local.get	14
+	i32.add 
+	local.set	5
 	i32.const	1
 	local.set	24
 	local.get	1
-	local.get	8
+	local.get	17
 	i32.eq  
 	local.set	2
 	local.get	1
@@ -1034,7 +1043,7 @@ blur_u16.par_for.1:
 	local.get	2
 	i32.eqz
 	br_if   	0
-.LBB1_15:
+.LBB1_16:
 	end_loop
 	end_block
 	local.get	23
@@ -1042,14 +1051,14 @@ blur_u16.par_for.1:
 	i32.const	4
 	i32.shl 
 	local.tee	2
-	local.get	19
+	local.get	10
 	i32.const	1
 	i32.shl 
 	i32.sub 
 	i32.add 
-	local.set	10
-	local.get	12
-	local.get	9
+	local.set	7
+	local.get	20
+	local.get	19
 	local.get	25
 	i32.mul 
 	i32.const	1
@@ -1057,13 +1066,13 @@ blur_u16.par_for.1:
 	local.get	2
 	i32.add 
 	i32.add 
-	local.set	15
+	local.set	14
 	local.get	2
-	local.get	18
+	local.get	9
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.get	19
+	local.get	10
 	i32.const	2
 	i32.shl 
 	i32.sub 
@@ -1071,13 +1080,13 @@ blur_u16.par_for.1:
 	i32.add 
 	i32.const	16
 	i32.add 
-	local.set	5
+	local.set	15
 	local.get	2
-	local.get	18
+	local.get	9
 	i32.const	2
 	i32.shl 
 	i32.add 
-	local.get	19
+	local.get	10
 	i32.const	6
 	i32.mul 
 	i32.sub 
@@ -1085,45 +1094,45 @@ blur_u16.par_for.1:
 	i32.add 
 	i32.const	32
 	i32.add 
-	local.set	6
+	local.set	16
 	local.get	26
-	local.get	21
+	local.get	11
 	i32.sub 
 	local.set	31
-	local.get	21
+	local.get	11
 	i32.const	3
 	i32.shl 
 	local.set	32
-	local.get	20
+	local.get	12
 	i32.const	1
 	i32.shl 
 	local.set	28
-	local.get	9
+	local.get	19
 	i32.const	1
 	i32.shl 
 	local.set	29
 	i32.const	0
 	local.set	1
-.LBB1_16:
+.LBB1_17:
 	loop    	
-	local.get	10
+	local.get	7
 	local.set	2
-	local.get	5
-	local.set	11
-	local.get	6
-	local.set	3
 	local.get	15
-	local.set	16
+	local.set	8
+	local.get	16
+	local.set	3
+	local.get	14
+	local.set	13
 	local.get	27
-	local.set	7
+	local.set	5
 	block   	
 	local.get	24
 	i32.eqz
 	br_if   	0
-.LBB1_17:
+.LBB1_18:
 	loop    	
-	local.get	16
-	local.get	11
+	local.get	13
+	local.get	8
 	v128.load	0:p2align=1
 	local.get	2
 	v128.load	0:p2align=1
@@ -1150,32 +1159,32 @@ blur_u16.par_for.1:
 	i32.const	16
 	i32.add 
 	local.set	2
-	local.get	11
+	local.get	8
 	i32.const	16
 	i32.add 
-	local.set	11
+	local.set	8
 	local.get	3
 	i32.const	16
 	i32.add 
 	local.set	3
-	local.get	16
+	local.get	13
 	i32.const	16
 	i32.add 
-	local.set	16
-	local.get	7
+	local.set	13
+	local.get	5
 	i32.const	1
 	i32.add 
-	local.tee	7
-	local.get	21
+	local.tee	5
+	local.get	11
 	i32.lt_s
 	br_if   	0
-.LBB1_18:
+.LBB1_19:
 	end_loop
 	end_block
 	block   	
 	block   	
 	local.get	26
-	local.get	21
+	local.get	11
 	i32.gt_s
 	br_if   	0
 	local.get	1
@@ -1183,37 +1192,37 @@ blur_u16.par_for.1:
 	i32.add 
 	local.set	1
 	br      	1
-.LBB1_20:
+.LBB1_21:
 	end_block
-	local.get	12
+	local.get	20
 	local.get	1
 	local.get	25
 	i32.add 
-	local.get	9
+	local.get	19
 	i32.mul 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.set	16
+	local.set	13
 	local.get	1
-	local.get	20
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	7
+	local.set	5
 	local.get	1
 	i32.const	1
 	i32.add 
 	local.tee	30
-	local.get	20
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
-	local.set	8
+	local.set	17
 	local.get	1
 	i32.const	2
 	i32.add 
-	local.get	20
+	local.get	12
 	i32.mul 
 	i32.const	1
 	i32.shl 
@@ -1222,36 +1231,36 @@ blur_u16.par_for.1:
 	local.set	3
 	local.get	32
 	local.set	2
-.LBB1_21:
+.LBB1_22:
 	loop    	
-	local.get	16
+	local.get	13
 	local.get	2
-	local.get	17
+	local.get	6
 	local.get	2
-	local.get	17
+	local.get	6
 	i32.lt_s
 	i32.select
-	local.tee	11
+	local.tee	8
 	i32.const	1
 	i32.shl 
 	i32.add 
 	local.get	23
-	local.get	11
-	local.get	19
+	local.get	8
+	local.get	10
 	i32.sub 
 	i32.const	1
 	i32.shl 
 	i32.add 
-	local.tee	11
-	local.get	8
+	local.tee	8
+	local.get	17
 	i32.add 
 	v128.load	0:p2align=1
-	local.get	11
-	local.get	7
+	local.get	8
+	local.get	5
 	i32.add 
 	v128.load	0:p2align=1
 	i16x8.add
-	local.get	11
+	local.get	8
 	local.get	1
 	i32.add 
 	v128.load	0:p2align=1
@@ -1283,45 +1292,44 @@ blur_u16.par_for.1:
 	end_loop
 	local.get	30
 	local.set	1
-.LBB1_23:
+.LBB1_24:
 	end_block
-	local.get	10
+	local.get	7
 	local.get	28
 	i32.add 
-	local.set	10
-	local.get	5
-	local.get	28
-	i32.add 
-	local.set	5
-	local.get	6
-	local.get	28
-	i32.add 
-	local.set	6
+	local.set	7
 	local.get	15
-	local.get	29
+	local.get	28
 	i32.add 
 	local.set	15
+	local.get	16
+	local.get	28
+	i32.add 
+	local.set	16
+	local.get	14
+	local.get	29
+	i32.add 
+	local.set	14
 	local.get	1
 	i32.const	8
 	i32.ne  
 	br_if   	0
 	end_loop
 	block   	
-	local.get	22
-	i32.eqz
+	local.get	21
 	br_if   	0
 	local.get	0
 	local.get	23
 	call	halide_free
-.LBB1_26:
+.LBB1_27:
 	end_block
-	local.get	13
+	local.get	22
 	drop
 	local.get	4
 	global.set	__stack_pointer
 	i32.const	0
 	return
-.LBB1_27:
+.LBB1_28:
 	end_block
 	local.get	0
 	call	halide_error_out_of_memory

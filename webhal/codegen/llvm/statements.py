@@ -338,12 +338,19 @@ class StmtCodegen(ExprCodegen):
             total = b.add(used, nbytes)
             small = b.and_(b.icmp_unsigned("<=", nbytes, limit),
                            b.icmp_unsigned("<=", total, limit))
-        if self.measured_stack:
-            free = b.call(self.declare("emscripten_stack_get_free", self.size_t, []), [])
-            reserve = ll.Constant(self.size_t, STACK_RESERVE)
-            spare = b.select(b.icmp_unsigned(">", free, reserve), b.sub(free, reserve),
-                             ll.Constant(self.size_t, 0))
-            small = b.or_(small, b.icmp_unsigned("<=", nbytes, spare))
+        if self.measured_stack:  # asked only past STACK_LIMIT (wasmtime answers in Python)
+            before = b.block
+            with b.if_then(b.not_(small)):
+                free = b.call(self.declare("emscripten_stack_get_free", self.size_t, []), [])
+                reserve = ll.Constant(self.size_t, STACK_RESERVE)
+                spare = b.select(b.icmp_unsigned(">", free, reserve), b.sub(free, reserve),
+                                 ll.Constant(self.size_t, 0))
+                fits = b.icmp_unsigned("<=", nbytes, spare)
+                measured = b.block
+            joined = b.phi(ll.IntType(1))
+            joined.add_incoming(ll.Constant(ll.IntType(1), 1), before)
+            joined.add_incoming(fits, measured)
+            small = joined
         saved = b.call(self.declare("llvm.stacksave.p0", PTR, []), [])
         with b.if_else(small) as (on_stack, on_heap):
             with on_stack:
