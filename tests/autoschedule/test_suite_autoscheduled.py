@@ -101,35 +101,35 @@ def check_demo_autoscheduled(name: str, target: str, run_on: str, size: tuple[in
 def test_demo_autoscheduled_for_512_runs_on_a_smaller_picture(name, target):
     """A schedule is chosen for estimated sizes and then meets the pictures users have: each
     demo autoscheduled for 512x512 and computed (on the host, into output Buffers of exactly
-    the picture's size, as a package's caller passes them) for 150x45, fewer rows than a
-    strip and a multiple of neither strips nor vectors, equals the reference. Before, every
-    wasm SIMD autoschedule failed there (output strips of 128 rows shifted inwards started
-    before row 0), and so did the histogram's hand schedule (its last strip's rows past the
-    picture). (Narrower than a vector, 128 uint8 on an AVX-512 host, stays an error, as for
-    hand schedules and in Halide: docs/autoschedule.md.)"""
+    the picture's size, as a package's caller passes them) for 150x130, a multiple of neither
+    strips nor vectors, equals the reference (the histogram's hand and CPU autoschedules
+    failed on any height not a multiple of 32). A picture narrower than a vector or shorter
+    than an output strip (up to 128 rows) is refused, by name, as for hand schedules and in
+    Halide (docs/autoschedule.md)."""
     p, _, mod = demo_pipeline(name, target, (512, 512))
     p.apply_autoscheduler(hl.Target(target), hl.AutoschedulerParams("Webhal"))
-    check_on_smaller_picture(p, name, mod.DEMO)
+    check_on_smaller_picture(p, name, mod.DEMO, (150, 130))
 
 
 @pytest.mark.parametrize("name", _DEMO_CASES)
 def test_demo_hand_schedule_runs_on_a_smaller_picture(name):
     """The same for each demo's own CPU schedule (the histogram's failed on any height not a
-    multiple of its 32-row strips: a 720-row webcam frame)."""
+    multiple of its 32-row strips: a 720-row webcam frame), and a picture shorter than them."""
     from webhal import demo_page
     with hl.GeneratorContext(hl.Target(HOST)):
         p = demo_page.load(name).generator()().build_pipeline()
     _, _, mod = demo_pipeline(name, HOST, (64, 64))
-    check_on_smaller_picture(p, name, mod.DEMO)
+    for size in ((150, 130), (150, 45)):
+        check_on_smaller_picture(p, name, mod.DEMO, size)
 
 
-def check_on_smaller_picture(p, name: str, demo: dict) -> None:
-    """`p` realized on the host into output Buffers of a 150x45 picture's size equals the
-    reference evaluator's output of the demo (its own schedule ignored there)."""
+def check_on_smaller_picture(p, name: str, demo: dict, size: tuple[int, int]) -> None:
+    """`p` realized on the host into output Buffers of a picture of `size` (width, height)
+    equals the reference evaluator's output of the demo (its own schedule ignored there)."""
     ref, _, _ = demo_pipeline(name, HOST, (512, 512))
-    image = _photo(name, demo["color"], (150, 45))
+    image = _photo(name, demo["color"], size)
     margin = demo.get("margin", 0)
-    shape = [150 - margin, 45 - margin] + ([3] if image.ndim == 3 else [])
+    shape = [size[0] - margin, size[1] - margin] + ([3] if image.ndim == 3 else [])
     results = []
     for pipeline, t in ((p, HOST), (ref, "reference")):
         _bind(pipeline, image, demo)
