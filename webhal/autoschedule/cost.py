@@ -224,7 +224,7 @@ class CostModel:
         (the local Laplacian's upsampled output levels, which grow with the image): those are
         priced as before, their measured schedules unchanged."""
         fn = r.producer
-        return all(dd) and bool(dd) and all(a is not None for a in r.args) and \
+        return all(dd) and bool(dd) and not r.in_update and \
             isinstance(fn, Function) and id(fn) in self.nodes and \
             all((id(fn), d) in self.fixed for d in range(len(fn.pure_args)))
 

@@ -42,6 +42,7 @@ class Read:
     # its pure Vars and its RDom's
     args: list[tuple] = field(default_factory=list)
     bits: int = 8             # widest element the calls load (the memory traffic of a read)
+    in_update: bool = False   # some of the calls are an update's
 
     @property
     def is_stencil(self) -> bool:
@@ -212,14 +213,15 @@ def build_graph(functions: list[Function], outputs: list[Function]) -> dict[int,
                     args = tuple(c.args)
                     bits = max(8, c.type.bits)
                     if r is None:
-                        by_producer[id(c.func)] = Read(c.func, fn, coords, 1, [tuple(coords)],
-                                                       [args], bits)
+                        r = by_producer[id(c.func)] = Read(c.func, fn, coords, 1,
+                                                           [tuple(coords)], [args], bits)
                     else:
                         r.bits = max(r.bits, bits)
                         r.coords = [_merge(a, b) for a, b in zip(r.coords, coords)]
                         r.count += 1
                         r.taps.append(tuple(coords))
                         r.args.append(args)
+                    r.in_update |= d is not pure
         node.reads = list(by_producer.values())
         nodes[id(fn)] = node
     # A Func whose values index a read stays inlined where it can: bounds inference sees the
