@@ -156,9 +156,9 @@ def test_only_a_lookup_in_a_fixed_table_makes_the_inlined_reads_gathers():
     fn = f.function()
     model.nodes[id(fn)] = None
     model.fixed = {(id(fn), 0)}
-    read = Read(fn, fn, [Coord(None)], 1, args=[None])
+    read = Read(fn, fn, [Coord(None)], 1, args=[(x,)], in_update=True)
     assert not model._lookup(read, [True])  # an update's read
-    read.args = [(x,)]
+    read.in_update = False
     assert model._lookup(read, [True])
     assert not model._lookup(read, [False])
     model.fixed = set()
