@@ -65,9 +65,9 @@ def host_main(args) -> int:
     rounds = args.rounds or 15
     print(f"host JIT, {rounds} interleaved rounds of ~30 ms a side; load before "
           f"{load_average() or 0:.2f}")
+    halide = () if args.no_halide else HALIDE_AUTOSCHEDULERS
     print(f"{'pipeline':16} {'hand ms':>8} {'auto ms':>8} {'auto/hand':>18} "
-          + "".join(f"{n + '/auto':>24}" for n in HALIDE_AUTOSCHEDULERS[:2 * (not args.no_halide)])
-          + "  outputs")
+          + "".join(f"{n + '/auto':>24}" for n in halide) + "  outputs")
     ratios: dict[str, list[float]] = {}
     per_round: dict[str, list[list[float]]] = {}
     for name in names:

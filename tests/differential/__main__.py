@@ -102,9 +102,12 @@ def main(argv=None) -> int:
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     auto = args.autoschedule
-    targets = args.targets.split(",") if args.targets else \
-        (GPU_TARGETS if args.gpu and auto else ["reference", *GPU_TARGETS] if args.gpu else
-         AUTOSCHEDULE_TARGETS if auto else CPU_TARGETS)
+    if args.targets:
+        targets = args.targets.split(",")
+    elif args.gpu:  # the reference evaluator ignores schedules, so has no autoschedule to run
+        targets = GPU_TARGETS if auto else ["reference", *GPU_TARGETS]
+    else:
+        targets = AUTOSCHEDULE_TARGETS if auto else CPU_TARGETS
     if args.worker:
         first, last = map(int, args.worker.split(":"))
         worker(first, last, args.gpu, targets, auto)

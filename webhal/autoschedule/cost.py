@@ -60,8 +60,9 @@ def vector_lanes(node: Node, machine: Machine) -> int:
     to differ: 0.92, range 0.70-1.30)."""
     if not machine.vector_bits:
         return 1
-    lanes = max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
-    return min(lanes, 2 * machine.lanes(node.bits)) if machine.vector_bits >= 512 else lanes
+    if machine.vector_bits >= 512:
+        return 2 * machine.lanes(node.bits)
+    return max(machine.lanes(node.narrow_bits), 2 * machine.lanes(node.bits))
 
 
 # The fewest adjacent x of 8/16-bit values a GPU invocation computes (whole 32-bit words, at least

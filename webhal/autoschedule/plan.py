@@ -59,16 +59,11 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def func_keys(order: list[Function]) -> dict[int, str]:
-    """How directives name each Function: by its name, which is its own within a pipeline
-    (lang/graph.distinct_names renames Funcs that share one)."""
-    return {id(fn): fn.name for fn in order}
-
-
 def directives(model: CostModel, order: list[Function], decision: Decision) -> list[Directive]:
     """The directives realizing `decision`, consumers first (as one reads a schedule)."""
     m = model.m
-    key = func_keys(order)
+    # Directives name Funcs by name: a pipeline's are distinct (lang/graph.distinct_names).
+    key = {id(fn): fn.name for fn in order}
     out: list[Directive] = []
     strip_loops: dict[int, tuple[str, str]] = {}
     scans = _gpu_scans(model, order, decision) if m.gpu else {}

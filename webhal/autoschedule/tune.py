@@ -225,7 +225,7 @@ def tune(candidates: list, functions, outputs, images: dict, params: dict, targe
     from rich.console import Console
     from rich.progress import Progress
 
-    from webhal.autoschedule.plan import apply, func_keys
+    from webhal.autoschedule.plan import apply
     from webhal.lang.func import Func
     from webhal.lang.pipeline import Pipeline
 
@@ -240,7 +240,6 @@ def tune(candidates: list, functions, outputs, images: dict, params: dict, targe
             entry = {}
         if entry.get("candidates") == keys:
             return int(entry["chosen"]), {"cached": str(path), **entry}
-    names = func_keys(functions)
     schedules = _Schedules(functions)
     inputs = _Inputs(images, params, where)
     sizes = [ext for _, ext in out_regions[0]]
@@ -252,7 +251,7 @@ def tune(candidates: list, functions, outputs, images: dict, params: dict, targe
                                      total=len(candidates) + 1)
             for plan, _ in candidates:
                 schedules.restore()
-                apply(plan, {names[id(fn)]: Func._of(fn) for fn in functions})
+                apply(plan, {fn.name: Func._of(fn) for fn in functions})
                 try:
                     run = _prepared(Pipeline([Func._of(o) for o in outputs]), sizes, target)
                     run()  # compiled and run once: a failure at run time is found here

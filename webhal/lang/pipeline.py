@@ -299,7 +299,6 @@ class Pipeline:
         schedule_source is the same schedule as Python (`apply_schedule(pipeline)`)."""
         from webhal.autoschedule import apply, autoschedule
         from webhal.autoschedule.interface import AutoschedulerParams, AutoSchedulerResults
-        from webhal.autoschedule.plan import func_keys
         from webhal.lower import gather_inputs
         where = user_location()
         if not isinstance(autoscheduler_params, AutoschedulerParams):
@@ -311,8 +310,7 @@ class Pipeline:
         images, _ = gather_inputs(fns)
         chosen = autoschedule(fns, [f.function() for f in self._outputs], images, t,
                               autoscheduler_params.name, autoscheduler_params.extra, where)
-        keys = func_keys(fns)
-        apply(chosen.plan, {keys[id(fn)]: Func._of(fn) for fn in fns})
+        apply(chosen.plan, {fn.name: Func._of(fn) for fn in fns})
         return AutoSchedulerResults(t, autoscheduler_params, chosen.source, chosen.seconds)
 
     def get_func(self, key) -> Func:
