@@ -25,7 +25,9 @@ CYCLES = 100
 # after a few cycles, and what a process's own noise stays under.
 MORE_THREADS = 4
 MORE_MEGABYTES = 96
-# Chromium's renderer also runs thread pools of its own, whose size drifts by a few.
+# Chromium's renderer also runs thread pools of its own, whose size drifts by a few and, once
+# in a run, grows by a step (17-26 threads seen, after 5-50 or 50-100 cycles, as the machine's
+# load has it): of two intervals of 50 cycles one must stay flat. A leak grows in both.
 MORE_RENDERER_THREADS = 8
 
 _NODE = """import { readFileSync } from 'node:fs';
@@ -150,18 +152,23 @@ def test_chromium_cycles_leave_workers_and_memory_flat(every_variant_package, ch
         page.goto(server.url + "/index.html")
         page.wait_for_function("window.cycles !== undefined")
         # Chromium's own thread pools and caches grow over the first tens of pages' worth of
-        # work: flat means the second 50 cycles add nothing beyond noise.
+        # work (see MORE_RENDERER_THREADS): flat means one of the two intervals of 50 cycles
+        # after the first 50 adds nothing beyond noise.
         about = page.evaluate("cycles(5)")
         got = {5: _renderers(marker)}
-        page.evaluate(f"cycles({CYCLES // 2 - 5})")
-        got[CYCLES // 2] = half = _renderers(marker)
-        page.evaluate(f"cycles({CYCLES - CYCLES // 2})")
-        got[CYCLES] = last = _renderers(marker)
+        half = CYCLES // 2
+        page.evaluate(f"cycles({half - 5})")
+        got[half] = _renderers(marker)
+        for n in (CYCLES, CYCLES + half):
+            page.evaluate(f"cycles({half})")
+            got[n] = _renderers(marker)
         default_threads = page.evaluate("defaultThreads()")
     print("Chromium renderers after N cycles:", got)
-    assert about["isolated"] and half["threads"] > 0, got
-    assert last["threads"] <= half["threads"] + MORE_RENDERER_THREADS, got
-    assert last["megabytes"] <= half["megabytes"] + MORE_MEGABYTES, got
+    assert about["isolated"] and got[half]["threads"] > 0, got
+    for what, more in (("threads", MORE_RENDERER_THREADS), ("megabytes", MORE_MEGABYTES)):
+        growth = [got[b][what] - got[a][what]
+                  for a, b in ((half, CYCLES), (CYCLES, CYCLES + half))]
+        assert min(growth) <= more, (what, got)
     assert default_threads == about["cores"]  # navigator.hardwareConcurrency, not a fixed 4
 
 
