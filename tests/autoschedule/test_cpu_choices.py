@@ -174,20 +174,6 @@ def test_bilateral_grid_scatter_unrolls_its_channels_inside_the_rdom():
                          source), source
 
 
-def test_a_func_moved_into_its_consumer_is_inlined_past_the_size_limit():
-    # The bilateral grid's slice (about 180 ops and loads, read by the output at channels 0
-    # and 1 of its own pixel) was computed at root on the CPU, as inlined twice it passed
-    # MAX_INLINED_SIZE: a 12 MB buffer written and read again. Inlined, each of its values is
-    # still computed once (search._moved), as the hand schedule has it. The local Laplacian's
-    # pyramid levels (read at overlapping points) stay within the limit as before.
-    for target in (SIMD, THREADS):
-        source = _demo_schedule("bilateral_grid", target)
-        assert "sliced" not in source.split("def apply_schedule")[1].replace(
-            "sliced = pipeline.get_func('sliced')", ""), source
-        laplacian = _demo_schedule("local_laplacian", target)
-        assert re.search(r"^\s*gauss_1\.compute_root\(\)", laplacian, re.M), laplacian
-
-
 @pytest.mark.parametrize("name", ["histogram_equalization", "bilateral_grid"])
 def test_simd_autoschedule_of_demos_matches_reference(name):
     """The wasm SIMD schedules above (the table at root, the histogram's sum vectorized around

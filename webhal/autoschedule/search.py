@@ -94,52 +94,19 @@ MAX_INLINED_SIZE = 120
 # On WebGPU an inlined Func saves a dispatch and a buffer's round trip through memory, so a
 # larger expression is worth it: the bilateral grid's slice (about 180 ops and loads as counted
 # here, read twice by the output) inlined ran 3x faster on lavapipe than computed at root.
-# On the CPU too where inlining recomputes nothing (`_moved`): the code is what computing the
-# Func at root would run, without its buffer's round trip through memory.
 MAX_INLINED_SIZE_GPU = 400
 
 
-def _moved(model: CostModel, r) -> bool:
-    """Whether inlining the producer of read `r` only moves its code into its consumer: it is
-    read there alone, by a pure definition, each call at the consumer's own point in every
-    Var (constants aside: the bilateral grid's slice, read at channels 0 and 1) and no two
-    calls at the same point, so each of its values is still computed once."""
-    node = model.nodes.get(id(r.producer))
-    if node is None or r.in_update or len(node.consumers) != 1 or len(set(r.taps)) != r.count:
-        return False
-    pure = set(r.consumer.pure_args)
-    for tap in r.taps:
-        named = [c for c in tap if c.var != ""]
-        if any(c.var is None or c.coeff != 1 or c.lo or c.hi for c in named) or \
-                {c.var for c in named} != pure or len(named) != len(pure):
-            return False
-    return True
-
-
 def _too_large(model: CostModel, order, choices) -> bool:
-    """Whether inlining as `choices` say builds an expression past the limits above. On the
-    CPU two tallies: everything inlined within MAX_INLINED_SIZE_GPU, and what is recomputed
-    (a moved Func counted as one load) within MAX_INLINED_SIZE."""
     size: dict[int, float] = {}
-    recomputed: dict[int, float] = {}
     for fn in order:  # producers first
         node = model.nodes[id(fn)]
+        # a Func that indexes reads is inlined whatever its size (see graph.Node.feeds_index)
+        size[id(fn)] = 1.0 if node.feeds_index and choices[id(fn)] == INLINE else node.ops + sum(
+            r.count * (size.get(id(r.producer), 1.0) if choices.get(id(r.producer)) == INLINE
+                       else 1.0) for r in node.reads)
         own = node.ops + sum(r.count for r in node.reads)
-        if node.feeds_index and choices[id(fn)] == INLINE:
-            # a Func that indexes reads is inlined whatever its size (see graph.Node.feeds_index)
-            size[id(fn)] = recomputed[id(fn)] = 1.0
-            continue
-        total = fresh = node.ops
-        for r in node.reads:
-            pid = id(r.producer)
-            inlined = choices.get(pid) == INLINE
-            total += r.count * (size.get(pid, 1.0) if inlined else 1.0)
-            fresh += r.count * (recomputed.get(pid, 1.0)
-                                if inlined and not _moved(model, r) else 1.0)
-        size[id(fn)], recomputed[id(fn)] = total, fresh
-        if total > max(MAX_INLINED_SIZE_GPU, own):
-            return True
-        if not model.m.gpu and fresh > max(MAX_INLINED_SIZE, own):
+        if size[id(fn)] > max(MAX_INLINED_SIZE_GPU if model.m.gpu else MAX_INLINED_SIZE, own):
             return True
     return False
 
