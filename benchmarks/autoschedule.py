@@ -84,7 +84,8 @@ def set_estimates(module, output, args, inputs: list[np.ndarray], output_shape,
             a.set_estimate(params[a.name()])
 
 
-def _halide_plugin(name: str) -> str:
+def halide_plugin(name: str) -> str:
+    """The path of PyPI Halide's autoscheduler plugin `name` (Mullapudi2016, Adams2019, Li2018)."""
     import halide
     lib = Path(halide.__file__).parent / "lib64"
     if not lib.exists():
@@ -430,7 +431,7 @@ def implementations(spec_by_name: dict, with_halide: bool = True, tune: int = 0)
             if spec is None:
                 spec = spec_by_name[output_name_to_spec[output.name().split("$")[0]]]
             if module.__name__.startswith("halide"):
-                module.load_plugin(_halide_plugin(name))
+                module.load_plugin(halide_plugin(name))
             set_estimates(module, output, args, spec.inputs(), spec.output_shape, spec.params)
             start = time.perf_counter()
             pipeline.apply_autoscheduler(module.Target(str(target)),

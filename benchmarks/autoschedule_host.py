@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from benchmarks.autoschedule import _halide_plugin, algorithm_only, geomean, set_estimates
+from benchmarks.autoschedule import algorithm_only, geomean, halide_plugin, set_estimates
 from benchmarks.host import _bind, _entry_point, _jit_target
 from benchmarks.measure import checksum, load_average, time_interleaved
 
@@ -39,7 +39,7 @@ def _calls(spec, with_halide: bool) -> tuple[dict, dict, dict]:
         target = _jit_target(hl)
         if scheduler is not None:
             if hl is not webhal:
-                hl.load_plugin(_halide_plugin(scheduler))
+                hl.load_plugin(halide_plugin(scheduler))
             set_estimates(hl, built.output, built.args, arrays, spec.output_shape,
                           built.params)
             start = time.perf_counter()

@@ -101,8 +101,8 @@ def build(name: str, size: int, channels: int, scalars: dict, margin: int,
     harness: root/name/bench.js (root: BUILD by default)."""
     import halide
 
-    from benchmarks.autoschedule import _halide_plugin
-    halide.load_plugin(_halide_plugin("Li2018"))
+    from benchmarks.autoschedule import halide_plugin
+    halide.load_plugin(halide_plugin("Li2018"))
     out_dir = Path(root) / name
     out_dir.mkdir(parents=True, exist_ok=True)
     (Path(root) / "package.json").write_text('{"type": "commonjs"}\n')  # Emscripten's JS
@@ -248,8 +248,8 @@ def halide_cpu_output(name: str, size: int, channels: int, scalars: dict, margin
     import halide
     import numpy as np
 
-    from benchmarks.autoschedule import _halide_plugin
-    halide.load_plugin(_halide_plugin("Mullapudi2016"))
+    from benchmarks.autoschedule import halide_plugin
+    halide.load_plugin(halide_plugin("Mullapudi2016"))
     shape, out = _shapes(size, channels, margin)
     image = pattern(shape)  # kept alive: a halide.Buffer wraps the array's memory
     target = halide.get_host_target()

@@ -182,8 +182,8 @@ def _extension(sources: Path, lib: str, stem: str, name: str, out: Path) -> None
     plugin = []
     scheduler = next((a for a in AUTOSCHEDULERS if name.endswith("_" + a)), None)
     if lib == "halide" and scheduler:
-        from benchmarks.autoschedule import _halide_plugin
-        plugin = ["-p", _halide_plugin(scheduler)]
+        from benchmarks.autoschedule import halide_plugin
+        plugin = ["-p", halide_plugin(scheduler)]
     done = subprocess.run([sys.executable, str(sources / lib / f"{stem}.py"), "-g", name,
                            "-o", str(out), "-e", "static_library,c_header,python_extension",
                            *plugin, "target=host"], capture_output=True, text=True,
